@@ -1,0 +1,127 @@
+/*
+ * emu.h - the emulator's device API (libxgpuemu).
+ *
+ * A small C interface in the spirit of a driver API: create a device, load gpubin
+ * modules, allocate and copy device memory, launch kernels, read statistics. The CUDA
+ * runtime (libxgpurt) is a thin layer over it, and tests drive it directly. The
+ * emulator never calls back into its user and never exits the process: every call
+ * returns an EmuStatus, and guest faults are reported as data (EmuFault) and a status.
+ *
+ * Device addresses are 64-bit values in the device's own address space (see isa.h for
+ * the global/shared/local/param windows); they are not host pointers.
+ */
+#ifndef XGPU_EMU_H
+#define XGPU_EMU_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "xgpu/gpubin.h"
+
+typedef enum EmuStatus {
+    EMU_OK = 0,
+    EMU_ERR_INVALID_VALUE,     /* bad argument (size, pointer, dimension) */
+    EMU_ERR_OUT_OF_MEMORY,     /* device allocation failed */
+    EMU_ERR_INVALID_IMAGE,     /* malformed gpubin */
+    EMU_ERR_NOT_FOUND,         /* no such kernel / symbol */
+    EMU_ERR_INVALID_CONFIG,    /* launch configuration exceeds the device's limits */
+    EMU_ERR_ILLEGAL_ADDRESS,   /* guest fault: bad address (sticky) */
+    EMU_ERR_MISALIGNED,        /* guest fault: misaligned access (sticky) */
+    EMU_ERR_LAUNCH_FAILURE,    /* guest fault: trap, bad instruction (sticky) */
+    EMU_ERR_LAUNCH_TIMEOUT,    /* instruction budget exhausted (sticky) */
+    EMU_ERR_DEADLOCK,          /* barrier deadlock (sticky) */
+    EMU_ERR_OUT_OF_RESOURCES,  /* too many registers/shared bytes for one SM */
+} EmuStatus;
+
+const char *emu_status_name(EmuStatus s);
+
+typedef struct EmuDevice EmuDevice;
+typedef struct EmuModule EmuModule;
+
+typedef struct EmuDim3 {
+    uint32_t x, y, z;
+} EmuDim3;
+
+/* What the device looks like (filled from the configuration). */
+typedef struct EmuProps {
+    char name[64];
+    uint32_t sm_count;
+    uint32_t warp_size;
+    uint32_t max_threads_per_block;
+    uint32_t max_threads_per_sm;
+    uint32_t max_block_dim[3];
+    uint32_t max_grid_dim[3];
+    uint32_t regs_per_sm;
+    uint32_t regs_per_block;
+    uint64_t shared_per_block;
+    uint64_t shared_per_sm;
+    uint64_t global_mem_bytes;
+    uint64_t const_mem_bytes;
+    uint32_t clock_khz;
+    uint32_t cc_major, cc_minor; /* compute capability reported to programs */
+} EmuProps;
+
+/* A guest fault, as much as is known. */
+typedef struct EmuFault {
+    EmuStatus status;
+    char kernel[128];
+    EmuDim3 block, thread;
+    uint32_t pc;          /* kernel-relative */
+    uint64_t address;     /* faulting address, when one is involved */
+    const char *file;     /* source file (from .xgpu.lines), or NULL */
+    uint32_t line;        /* source line, or 0 */
+    char message[256];    /* one line, e.g. "load of 4 bytes at 0x... outside any allocation" */
+} EmuFault;
+
+/* Per-launch statistics (functional mode). */
+typedef struct EmuLaunchStats {
+    char kernel[128];
+    EmuDim3 grid, block;
+    uint64_t shared_dynamic;
+    uint64_t warp_instructions;   /* warp-level instructions issued */
+    uint64_t thread_instructions; /* sum over issued instructions of active lanes */
+    double host_seconds;          /* wall time spent emulating this launch */
+    EmuStatus status;
+} EmuLaunchStats;
+
+/* Creation. The device reads its configuration from the environment (XGPU_CONFIG,
+ * XGPU_SET, XGPU_MODE, ...); a bad value fails with EMU_ERR_INVALID_CONFIG and a
+ * message naming the key. */
+EmuStatus emu_create(EmuDevice **out, char *err, size_t errlen);
+void emu_destroy(EmuDevice *d);
+const EmuProps *emu_props(const EmuDevice *d);
+
+/* Modules. The image is a gpubin ELF; globals are allocated and initialized here. */
+EmuStatus emu_load(EmuDevice *d, const void *image, size_t len, EmuModule **out, char *err,
+                   size_t errlen);
+const XGpubin *emu_module_bin(const EmuModule *m);
+/* Finds a kernel by name: returns its index in emu_module_bin(m)->kernels, or -1. */
+int emu_kernel(const EmuModule *m, const char *name);
+/* Device address and size of a __device__/__constant__ symbol. */
+EmuStatus emu_symbol(const EmuModule *m, const char *name, uint64_t *addr, uint64_t *size);
+
+/* Memory. emu_free of an address that is not the start of a live allocation fails with
+ * EMU_ERR_INVALID_VALUE. Copies check both ends against live allocations. */
+EmuStatus emu_malloc(EmuDevice *d, uint64_t bytes, uint64_t *addr);
+EmuStatus emu_free(EmuDevice *d, uint64_t addr);
+EmuStatus emu_copy_to_device(EmuDevice *d, uint64_t dst, const void *src, uint64_t bytes);
+EmuStatus emu_copy_from_device(EmuDevice *d, void *dst, uint64_t src, uint64_t bytes);
+EmuStatus emu_copy_device(EmuDevice *d, uint64_t dst, uint64_t src, uint64_t bytes);
+EmuStatus emu_memset(EmuDevice *d, uint64_t dst, int value, uint64_t bytes);
+/* Bytes allocated now, and the device's capacity. */
+void emu_mem_info(const EmuDevice *d, uint64_t *used, uint64_t *total);
+
+/* Runs kernel `kernel` of module m to completion. params points to param_bytes bytes laid
+ * out as the kernel's XParam table says. On a guest fault returns its status and fills
+ * *fault (if non-NULL); stats (if non-NULL) receive this launch's figures either way. */
+EmuStatus emu_launch(EmuDevice *d, EmuModule *m, int kernel, EmuDim3 grid, EmuDim3 block,
+                     uint64_t shared_dynamic, const void *params, size_t param_bytes,
+                     EmuLaunchStats *stats, EmuFault *fault);
+
+/* Statistics over the device's lifetime: every launch in order, and totals, as JSON
+ * (schema in docs/stats.md). */
+size_t emu_launch_count(const EmuDevice *d);
+const EmuLaunchStats *emu_launch_stats(const EmuDevice *d, size_t i);
+int emu_write_stats_json(const EmuDevice *d, FILE *f);
+
+#endif

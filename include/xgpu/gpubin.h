@@ -1,0 +1,141 @@
+/*
+ * gpubin.h - the xgpu device binary ("gpubin"): an ELF64 file with the project's own
+ * sections, its in-memory form, and the fat container that embeds it in a host program.
+ *
+ * One writer (used by xgpu-cc and the assembler) and one reader (used by the runtime,
+ * the emulator's loader and xgpu-objdump) live in libxgpuisa. The reader is
+ * bounds-checked: any malformed input yields a non-zero return and a one-line message,
+ * never a crash. Every section starts with an XSecHeader carrying its own version.
+ *
+ * Sections (all integers little-endian; string fields are offsets into the section's
+ * own string pool, which follows its records):
+ *   .xgpu.info     producer, options
+ *   .xgpu.kernels  XKernel records and their parameter tables
+ *   .xgpu.text     XInsn[]  (32 bytes each; kernels index into it)
+ *   .xgpu.globals  XGlobal records with initial bytes
+ *   .xgpu.lines    files, then XLine records sorted by pc
+ * The exact byte layout is documented in docs/gpubin.md.
+ *
+ * Fat container. The host object embeds, in clang's .nv_fatbin section, an XFatHeader
+ * followed by the gpubin ELF bytes (clang's wrapper points at the header). Linking
+ * several translation units concatenates containers, each padded to 8 bytes.
+ */
+#ifndef XGPU_GPUBIN_H
+#define XGPU_GPUBIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "xgpu/isa.h"
+
+#define XGPUBIN_VERSION 1u
+#define XSEC_MAGIC 0x43455358u /* "XSEC" */
+
+typedef struct XSecHeader {
+    uint32_t magic;   /* XSEC_MAGIC */
+    uint16_t version; /* per-section format version */
+    uint16_t reserved;
+    uint32_t count;   /* number of records */
+    uint32_t size;    /* bytes of the whole section, header included */
+} XSecHeader;
+
+#define XFAT_MAGIC 0x54414655504758ull /* "XGPUFAT\0" read as little-endian u64 */
+#define XFAT_VERSION 1u
+
+typedef struct XFatHeader {
+    uint64_t magic;   /* XFAT_MAGIC */
+    uint32_t version; /* XFAT_VERSION */
+    uint32_t flags;   /* zero */
+    uint64_t size;    /* bytes of the ELF image that follows */
+} XFatHeader;
+
+/* A kernel parameter as the device sees it: bytes [offset, offset+size) of the launch's
+ * parameter buffer (natural C layout of the kernel's parameter list). */
+typedef struct XParam {
+    uint32_t offset;
+    uint32_t size;
+    uint32_t align;
+} XParam;
+
+typedef struct XKernel {
+    const char *name;         /* mangled name, as __cudaRegisterFunction gives it */
+    uint32_t code_start;      /* first instruction (index into text) */
+    uint32_t code_count;      /* number of instructions */
+    uint32_t nregs;           /* registers per thread (highest used + 1) */
+    uint32_t shared_bytes;    /* static shared memory per CTA */
+    uint32_t local_bytes;     /* local memory (spills, stack arrays) per thread */
+    uint32_t param_bytes;     /* size of the parameter buffer */
+    uint32_t nparams;
+    XParam *params;
+    const char *signature;    /* source-level signature, "" when unknown */
+} XKernel;
+
+typedef enum XGlobalSpace { XG_GLOBAL = 1, XG_CONST = 4 } XGlobalSpace;
+
+typedef struct XGlobal {
+    const char *name;   /* symbol name (what __cudaRegisterVar gives) */
+    uint32_t space;     /* XGlobalSpace */
+    uint32_t align;
+    uint64_t size;
+    const uint8_t *init; /* size bytes, or NULL for zero-initialized */
+} XGlobal;
+
+typedef struct XLine {
+    uint32_t pc;   /* absolute text index; applies until the next record */
+    uint32_t file; /* index into files */
+    uint32_t line; /* 0 = unknown */
+} XLine;
+
+typedef struct XGpubin {
+    const char *producer; /* e.g. "xgpu-cc 0.1" */
+    const char *options;  /* compile options that shape the code, free text */
+    XKernel *kernels;
+    uint32_t nkernels;
+    XInsn *text;
+    uint32_t ntext;
+    XGlobal *globals;
+    uint32_t nglobals;
+    const char **files;
+    uint32_t nfiles;
+    XLine *lines;
+    uint32_t nlines;
+    void *arena; /* reader/assembler-owned storage; NULL for caller-built modules */
+} XGpubin;
+
+/* Writes g as a gpubin ELF file. Returns 0, or -1 with a message in err. */
+int xgpubin_write_file(const XGpubin *g, const char *path, char *err, size_t errlen);
+
+/* Writes g as a fat container (XFatHeader + ELF) to path. */
+int xgpubin_write_fat(const XGpubin *g, const char *path, char *err, size_t errlen);
+
+/* Parses a gpubin ELF image of len bytes. On success *out owns a copy of everything it
+ * needs (buf may be freed). Validates every section and every instruction
+ * (xisa_validate), kernel code ranges, parameter tables and line records. */
+int xgpubin_read(const void *buf, size_t len, XGpubin **out, char *err, size_t errlen);
+void xgpubin_free(XGpubin *g);
+
+/* Parses one fat container at p, of at most avail bytes (SIZE_MAX when the caller only
+ * has a pointer, as the runtime does). Sets *elf/*elflen to the image and *next to the
+ * number of bytes consumed including padding. */
+int xfat_parse(const void *p, size_t avail, const void **elf, size_t *elflen, size_t *next,
+               char *err, size_t errlen);
+
+/* Finds the line record for an absolute pc; NULL when none. */
+const XLine *xgpubin_line(const XGpubin *g, uint32_t pc);
+/* Index of the kernel named name, or -1. */
+int xgpubin_find_kernel(const XGpubin *g, const char *name);
+
+/* Assembles the text form (isa.h) into a module. Directives:
+ *   .kernel NAME               starts a kernel; instructions follow
+ *   .regs N  .shared N  .local N   kernel resources (defaults: computed regs, 0, 0)
+ *   .param SIZE [ALIGN]        appends a parameter (laid out in order, natural alignment)
+ *   .global NAME SIZE [ALIGN] [const] [= b0 b1 ...]   a device symbol (byte initializer)
+ *   .loc FILE LINE             attaches a source line to the following instructions
+ *   LABEL:                     a branch target within the current kernel
+ * `#` and `//` start comments. On error returns -1 with "LINE: message" in err. */
+int xasm_assemble(const char *text, XGpubin **out, char *err, size_t errlen);
+
+/* Writes the text form of a whole module (directives, labels L<pc>, instructions) so that
+ * xasm_assemble reads it back to the same module. */
+int xgpubin_disassemble(const XGpubin *g, void *file /* FILE * */);
+
+#endif

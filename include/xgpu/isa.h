@@ -1,0 +1,202 @@
+/*
+ * isa.h - the xgpu device instruction set: encoding, operand conventions, and the text
+ * form shared by the disassembler (xgpu-objdump) and the assembler (tests).
+ *
+ * Model. A thread has 32-bit general registers r0..r254; r255 is RZ (reads 0, writes are
+ * dropped). 64-bit values (i64, f64, pointers) live in aligned pairs: a 64-bit operand
+ * names the even register r(2k) and occupies r(2k):r(2k+1), low word first. There are no
+ * predicate registers: comparisons write 0 or 1 into a general register and conditional
+ * branches test a register against zero.
+ *
+ * Every instruction is one fixed-size 32-byte XInsn (below), stored little-endian in the
+ * .xgpu.text section. Branch targets and reconvergence points are instruction indices
+ * relative to the start of the kernel (pc 0 is the kernel's first instruction). A
+ * reconvergence point equal to the kernel's instruction count means the paths only
+ * meet at exit.
+ *
+ * Address spaces. Memory instructions name a space in `mod`. Global and const addresses
+ * are device addresses (const data is ordinary device memory that kernels only read).
+ * Shared and local addresses are offsets into the CTA's shared window and the thread's
+ * local window. A generic address is a device address, or an offset plus the window base
+ * XGPU_SHARED_BASE / XGPU_LOCAL_BASE (cvta converts), so accesses through generic
+ * pointers reach shared and local memory too. Param addresses are byte offsets into the
+ * launch's parameter buffer; XGPU_PARAM_BASE + offset is its (read-only) generic address.
+ *
+ * Text form, one instruction per line (what xisa_format prints and xasm reads):
+ *     add.s32 r3, r1, r2          set.lt.s32 r4, r3, 100      cvt.f32.s32 r5, r3
+ *     mov.f32 r6, 0f3FC00000      mov.f64 r8, 0d3FF8000000000000
+ *     ld.global.f32 r7, [r10+8]   st.shared.u32 [r2], r7       ld.local.u32 r7, [16]
+ *     s2r r0, %tid.x              cvta.shared r10, r2          cvta.to.shared r2, r10
+ *     gaddr r12, table+16         bar 0       membar.gl        exit
+ *     bra L4                      brc r4, L9, L12   (target, reconvergence)
+ *     brc.not.uni r4, L9, L12     (XF_NEG, XF_UNIFORM)
+ * Suffix order: op[.cmp|.space|.sreg-less mods][.to][.not][.uni][.T][.T2]. Integer
+ * immediates are decimal or 0x hex; f32/f64 immediates are raw bits in PTX style
+ * (0f + 8 hex digits, 0d + 16). Labels are `name:` lines; the disassembler names them
+ * L<pc>. Directives (assembler and disassembler alike) are listed at xasm_assemble.
+ */
+#ifndef XGPU_ISA_H
+#define XGPU_ISA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Opcodes, generated from isa.def. */
+typedef enum XOp {
+#define XOP(name, unit, ndst, nsrc, flags, desc) XOP_##name,
+#include "xgpu/isa.def"
+    XOP_COUNT
+} XOp;
+
+/* Execution unit classes (isa.def's unit column). */
+typedef enum XUnit {
+    XU_INT,    /* integer ALU */
+    XU_FP,     /* fp32 pipe; fp64 pipe when the instruction's type is f64 */
+    XU_SFU,    /* special function unit (sqrt, transcendental, fmod) */
+    XU_LDST,   /* load/store unit */
+    XU_CTRL,   /* branch / barrier / exit, handled at issue */
+    XU_TENSOR, /* tensor cores */
+    XU_COUNT
+} XUnit;
+
+/* Opcode property flags (isa.def's flags column). */
+enum {
+    XI_MEM = 1u << 0,     /* accesses memory through [s0 + imm] */
+    XI_LOAD = 1u << 1,    /* reads memory */
+    XI_STORE = 1u << 2,   /* writes memory */
+    XI_BRANCH = 1u << 3,  /* may change pc; target is valid */
+    XI_COND = 1u << 4,    /* conditional branch; reconv is valid */
+    XI_EXIT = 1u << 5,    /* ends the active lanes */
+    XI_BARRIER = 1u << 6, /* block-wide barrier */
+};
+
+/* Operand types (XInsn.type, .type2). Widths: 8/16 only for memory and cvt. */
+typedef enum XType {
+    XT_NONE, /* untyped */
+    XT_U8,
+    XT_S8,
+    XT_U16,
+    XT_S16,
+    XT_U32,
+    XT_S32,
+    XT_U64,
+    XT_S64,
+    XT_F32,
+    XT_F64,
+    XT_COUNT
+} XType;
+
+/* Compare codes for `set` (XInsn.mod). Signedness comes from the type. Float compares:
+ * the ordered ones are false when either side is NaN, the unordered ones true. */
+typedef enum XCmp {
+    XCMP_EQ, XCMP_NE, XCMP_LT, XCMP_LE, XCMP_GT, XCMP_GE, /* integer, or ordered float */
+    XCMP_NEU, XCMP_LTU, XCMP_LEU, XCMP_GTU, XCMP_GEU, XCMP_EQU, /* unordered float */
+    XCMP_NUM, /* float: neither is NaN */
+    XCMP_NAN, /* float: either is NaN */
+    XCMP_COUNT
+} XCmp;
+
+/* Address spaces (XInsn.mod of ld/st/cvta). */
+typedef enum XSpace {
+    XS_GENERIC,
+    XS_GLOBAL,
+    XS_SHARED,
+    XS_LOCAL,
+    XS_CONST,
+    XS_PARAM,
+    XS_COUNT
+} XSpace;
+
+/* Special registers read by s2r (XInsn.mod). */
+typedef enum XSreg {
+    XSR_TID_X, XSR_TID_Y, XSR_TID_Z,
+    XSR_NTID_X, XSR_NTID_Y, XSR_NTID_Z,
+    XSR_CTAID_X, XSR_CTAID_Y, XSR_CTAID_Z,
+    XSR_NCTAID_X, XSR_NCTAID_Y, XSR_NCTAID_Z,
+    XSR_LANEID,   /* lane within the warp */
+    XSR_WARPID,   /* warp within the CTA */
+    XSR_NWARPID,  /* warps per CTA */
+    XSR_SMID,     /* SM running the CTA */
+    XSR_NSMID,    /* number of SMs */
+    XSR_CLOCK,    /* low 32 bits of the SM cycle counter */
+    XSR_CLOCK64,  /* 64-bit cycle counter (d is a pair) */
+    XSR_COUNT
+} XSreg;
+
+/* Memory fence scopes (membar's mod). */
+typedef enum XScope { XSCOPE_CTA, XSCOPE_GL, XSCOPE_SYS, XSCOPE_COUNT } XScope;
+
+/* Per-instruction flags (XInsn.flags). */
+enum {
+    XF_IMM = 1u << 0,     /* the last source operand is XInsn.imm, not a register */
+    XF_UNIFORM = 1u << 1, /* branch proven uniform: never splits the warp */
+    XF_NEG = 1u << 2,     /* brc: branch when the condition is zero */
+    XF_TOSPACE = 1u << 3, /* cvta: generic -> space */
+};
+
+#define XREG_RZ 255u    /* zero register */
+#define XREG_MAX 255u   /* registers r0..r254 are allocatable */
+#define XGPU_WARP_SIZE 32u
+
+/* Generic-address windows (see the file comment). Each window is 4 GiB. */
+#define XGPU_GLOBAL_BASE 0x0000001000000000ull /* first device allocation */
+#define XGPU_PARAM_BASE 0x0000fc0000000000ull
+#define XGPU_LOCAL_BASE 0x0000fd0000000000ull
+#define XGPU_SHARED_BASE 0x0000fe0000000000ull
+#define XGPU_WINDOW_SIZE 0x0000000100000000ull
+
+/* One encoded instruction: 32 bytes, the .xgpu.text record. Unused register slots are
+ * XREG_RZ; unused fields are zero. */
+typedef struct XInsn {
+    uint16_t op;     /* XOp */
+    uint8_t type;    /* XType of the result / operation */
+    uint8_t type2;   /* XType of the source (cvt) */
+    uint8_t mod;     /* XCmp for set, XSpace for ld/st/cvta, XSreg for s2r, XScope for membar */
+    uint8_t flags;   /* XF_* */
+    uint8_t dst[2];  /* destination registers */
+    uint8_t src[6];  /* source registers */
+    uint8_t pad[2];  /* zero */
+    int64_t imm;     /* immediate operand, memory offset, barrier id or symbol addend */
+    uint32_t target; /* branch target pc, or gaddr's symbol index */
+    uint32_t reconv; /* brc: reconvergence pc (immediate post-dominator) */
+} XInsn;
+
+_Static_assert(sizeof(XInsn) == 32, "XInsn is the 32-byte encoding");
+
+/* Static description of an opcode, one row of isa.def. */
+typedef struct XOpInfo {
+    const char *name;
+    uint8_t unit;  /* XUnit */
+    uint8_t ndst;
+    uint8_t nsrc;
+    uint16_t flags; /* XI_* */
+    const char *desc;
+} XOpInfo;
+
+extern const XOpInfo xisa_ops[XOP_COUNT];
+extern const char *const xisa_type_names[XT_COUNT]; /* "", "u8", ... "f64" */
+extern const char *const xisa_cmp_names[XCMP_COUNT];
+extern const char *const xisa_space_names[XS_COUNT];
+extern const char *const xisa_sreg_names[XSR_COUNT]; /* "tid.x", ... (printed with %) */
+extern const char *const xisa_scope_names[XSCOPE_COUNT];
+
+/* Size in bytes of a value of type t (1, 2, 4 or 8; 0 for XT_NONE). */
+unsigned xisa_type_size(XType t);
+int xisa_type_is_float(XType t);
+int xisa_type_is_signed(XType t);
+/* Registers an operand of type t occupies (1 or 2). */
+unsigned xisa_type_regs(XType t);
+/* Unit an instruction really uses (XU_FP resolves by type; the fp64 pipe is reported
+ * as XU_FP with *is_f64 set). */
+XUnit xisa_insn_unit(const XInsn *in, int *is_f64);
+
+/* Checks an instruction's fields against the table (opcode, register alignment of
+ * 64-bit operands, enum ranges, branch targets < ncode). Returns 0 when valid, else
+ * writes a one-line reason into err. */
+int xisa_validate(const XInsn *in, uint32_t ncode, char *err, size_t errlen);
+
+/* Formats one instruction as text (no pc, no newline). syms (may be NULL) names gaddr
+ * symbols. Returns the length written, as snprintf does. */
+int xisa_format(const XInsn *in, const char *const *syms, uint32_t nsyms, char *buf, size_t n);
+
+#endif
