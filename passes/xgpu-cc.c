@@ -1,0 +1,508 @@
+/*
+ * xgpu-cc - the compiler driver.
+ *
+ * For each CUDA source it runs three steps (DESIGN.md §1):
+ *   1. clang -x cuda --cuda-device-only -emit-llvm   -> device bitcode (nvptx64)
+ *   2. xgpu_lower_file (in process, passes/lower)      -> fat container (XFatHeader + gpubin)
+ *   3. clang -x cuda --cuda-host-only with -fcuda-include-gpubinary <fatbin> -> host object
+ * then links every object with libxgpurt. C and C++ inputs are compiled as host code,
+ * objects are passed to the linker, and device IR (.ll/.bc) inputs can be lowered alone
+ * (-S prints xgpu assembly, --cuda-device-only writes the fat container).
+ *
+ * The host launch ABI is pinned: clang is told the CUDA SDK version explicitly
+ * (-target-sdk-version), and never reads a CUDA installation (-nocudainc -nocudalib), so
+ * the generated calls (__cudaPushCallConfiguration, cudaLaunchKernel, registration) do not
+ * depend on what is installed on the machine.
+ *
+ * Diagnostics are clang's own; the driver's exit status is the first failing step's.
+ */
+#define _GNU_SOURCE /* vasprintf */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lower/lower.h"
+
+#define MAX_ARGS 512
+
+/* The CUDA SDK version whose launch ABI clang generates (cudaLaunchKernel). */
+#define XGPU_CUDA_SDK "12.0"
+/* The virtual GPU architecture clang compiles device code for. */
+#define XGPU_CUDA_ARCH "sm_70"
+
+typedef enum InKind { IN_CUDA, IN_C, IN_CXX, IN_OBJ, IN_DEVIR } InKind;
+
+typedef struct Input {
+    const char *path;
+    InKind kind;
+} Input;
+
+typedef struct Argv {
+    const char *v[MAX_ARGS];
+    int n;
+} Argv;
+
+typedef struct Driver {
+    Input inputs[MAX_ARGS];
+    int ninputs;
+    const char *output;
+    int compile_only;   /* -c */
+    int emit_asm;       /* -S (device IR inputs, or .cu with --cuda-device-only) */
+    int device_only;    /* --cuda-device-only */
+    int verbose;        /* -v */
+    int keep_temps;     /* --keep-temps */
+    int debug;          /* -g */
+    unsigned opt;       /* -O level */
+    unsigned max_regs;  /* --max-regs */
+    Argv cflags;        /* -I -D -U -W -std -f... forwarded to every compile */
+    Argv ldflags;       /* -L -l -Wl, ... forwarded to the link */
+    const char *clang;
+    char incdir[PATH_MAX];
+    char libdir[PATH_MAX];
+    char tmpdir[PATH_MAX];
+    int ntemps;
+} Driver;
+
+static void push(Argv *a, const char *s)
+{
+    if (a->n >= MAX_ARGS - 1) {
+        fprintf(stderr, "xgpu-cc: error: too many arguments\n");
+        exit(1);
+    }
+    a->v[a->n++] = s;
+    a->v[a->n] = NULL;
+}
+
+static void pushall(Argv *a, const Argv *b)
+{
+    for (int i = 0; i < b->n; i++)
+        push(a, b->v[i]);
+}
+
+static char *fmt(const char *f, ...)
+{
+    va_list ap;
+    va_start(ap, f);
+    char *s = NULL;
+    if (vasprintf(&s, f, ap) < 0) {
+        fprintf(stderr, "xgpu-cc: error: out of memory\n");
+        exit(1);
+    }
+    va_end(ap);
+    return s;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: xgpu-cc [options] file...\n"
+            "Compiles CUDA (.cu), C (.c), C++ (.cc .cpp .cxx), objects (.o .a) and device IR\n"
+            "(.ll .bc) into a program that runs its kernels on the xgpu emulator.\n"
+            "  -o FILE            output file (default a.out, or NAME.o with -c)\n"
+            "  -c                 compile only, do not link\n"
+            "  -S                 with device IR input or --cuda-device-only: write xgpu assembly\n"
+            "  --cuda-device-only compile device code only; write the fat device binary\n"
+            "  -O0 -O1 -O2 -O3    optimization level (default -O2)\n"
+            "  -g                 debug information (source lines in the device binary)\n"
+            "  -I DIR -D NAME[=V] -U NAME -std=... -W... -f...   passed to clang\n"
+            "  -L DIR -l LIB -Wl,...                           passed to the linker\n"
+            "  --max-regs=N       at most N registers per thread (spills to local memory)\n"
+            "  --keep-temps       keep intermediate files (printed with -v)\n"
+            "  -v                 print the commands run\n"
+            "  --help             this text\n");
+}
+
+static InKind kind_of(const char *path)
+{
+    const char *dot = strrchr(path, '.');
+    if (!dot)
+        return IN_OBJ;
+    if (!strcmp(dot, ".cu"))
+        return IN_CUDA;
+    if (!strcmp(dot, ".c"))
+        return IN_C;
+    if (!strcmp(dot, ".cc") || !strcmp(dot, ".cpp") || !strcmp(dot, ".cxx") ||
+        !strcmp(dot, ".C"))
+        return IN_CXX;
+    if (!strcmp(dot, ".ll") || !strcmp(dot, ".bc"))
+        return IN_DEVIR;
+    return IN_OBJ;
+}
+
+/* Options that take a separate argument ("-I dir") when not joined ("-Idir"). */
+static int takes_arg(const char *a)
+{
+    static const char *const two[] = {"-I", "-D", "-U", "-L", "-l", "-include", "-isystem",
+                                      "-o", "-x", NULL};
+    for (int i = 0; two[i]; i++)
+        if (!strcmp(a, two[i]))
+            return 1;
+    return 0;
+}
+
+static int parse_uint(const char *s, unsigned *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (errno || end == s || *end || v > 100000)
+        return -1;
+    *out = (unsigned)v;
+    return 0;
+}
+
+static int parse_args(Driver *d, int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (a[0] != '-' || !a[1]) {
+            d->inputs[d->ninputs].path = a;
+            d->inputs[d->ninputs++].kind = kind_of(a);
+            continue;
+        }
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            exit(0);
+        }
+        if (takes_arg(a)) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "xgpu-cc: error: argument to '%s' is missing\n", a);
+                return -1;
+            }
+            const char *v = argv[++i];
+            if (!strcmp(a, "-o"))
+                d->output = v;
+            else if (!strcmp(a, "-x")) {
+                fprintf(stderr, "xgpu-cc: error: '-x' is not supported; the input kind comes "
+                                "from the file extension\n");
+                return -1;
+            } else {
+                Argv *dst = (!strcmp(a, "-L") || !strcmp(a, "-l")) ? &d->ldflags : &d->cflags;
+                push(dst, a);
+                push(dst, v);
+            }
+        } else if (!strcmp(a, "-c"))
+            d->compile_only = 1;
+        else if (!strcmp(a, "-S"))
+            d->emit_asm = 1;
+        else if (!strcmp(a, "--cuda-device-only"))
+            d->device_only = 1;
+        else if (!strcmp(a, "-v"))
+            d->verbose = 1;
+        else if (!strcmp(a, "--keep-temps"))
+            d->keep_temps = 1;
+        else if (!strcmp(a, "-g")) {
+            d->debug = 1;
+            push(&d->cflags, a);
+        } else if (a[1] == 'O') {
+            const char *lv = a + 2;
+            if (!*lv)
+                d->opt = 2;
+            else if (!strcmp(lv, "s") || !strcmp(lv, "z"))
+                d->opt = 2;
+            else if (parse_uint(lv, &d->opt) || d->opt > 3) {
+                fprintf(stderr, "xgpu-cc: error: invalid optimization level '%s'\n", a);
+                return -1;
+            }
+        } else if (!strncmp(a, "--max-regs=", 11)) {
+            if (parse_uint(a + 11, &d->max_regs) || d->max_regs < 4 || d->max_regs > 255) {
+                fprintf(stderr, "xgpu-cc: error: --max-regs expects a number from 4 to 255, "
+                                "got '%s'\n", a + 11);
+                return -1;
+            }
+        } else if (!strncmp(a, "-L", 2) || !strncmp(a, "-l", 2) || !strncmp(a, "-Wl,", 4) ||
+                   !strcmp(a, "-pthread") || !strcmp(a, "-static"))
+            push(&d->ldflags, a);
+        else
+            push(&d->cflags, a); /* -I.. -D.. -std=.. -W.. -f.. and anything else for clang */
+    }
+    if (d->ninputs == 0) {
+        fprintf(stderr, "xgpu-cc: error: no input files\n");
+        return -1;
+    }
+    return 0;
+}
+
+static int run(Driver *d, Argv *cmd)
+{
+    if (d->verbose) {
+        for (int i = 0; i < cmd->n; i++)
+            fprintf(stderr, "%s%s", i ? " " : "", cmd->v[i]);
+        fputc('\n', stderr);
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "xgpu-cc: error: cannot start %s: %s\n", cmd->v[0], strerror(errno));
+        return 1;
+    }
+    if (pid == 0) {
+        execvp(cmd->v[0], (char *const *)cmd->v);
+        fprintf(stderr, "xgpu-cc: error: cannot run %s: %s\n", cmd->v[0], strerror(errno));
+        _exit(127);
+    }
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR)
+            return 1;
+    if (WIFEXITED(st))
+        return WEXITSTATUS(st);
+    fprintf(stderr, "xgpu-cc: error: %s terminated by signal %d\n", cmd->v[0], WTERMSIG(st));
+    return 1;
+}
+
+static const char *temp(Driver *d, const char *input, const char *ext)
+{
+    const char *base = strrchr(input, '/');
+    base = base ? base + 1 : input;
+    return fmt("%s/%d-%s%s", d->tmpdir, d->ntemps++, base, ext);
+}
+
+/* Arguments shared by the device and host compilations of a CUDA source. */
+static void cuda_common(Driver *d, Argv *c)
+{
+    push(c, d->clang);
+    push(c, "-x");
+    push(c, "cuda");
+    push(c, "--cuda-gpu-arch=" XGPU_CUDA_ARCH);
+    push(c, "-nocudainc");
+    push(c, "-nocudalib");
+    push(c, "-Wno-unknown-cuda-version");
+    push(c, "-Xclang");
+    push(c, "-target-sdk-version=" XGPU_CUDA_SDK);
+    push(c, "-D__XGPU__=1");
+    push(c, "-isystem");
+    push(c, fmt("%s/xgpu/cuda", d->incdir));
+    push(c, "-I");
+    push(c, d->incdir);
+    push(c, fmt("-O%u", d->opt));
+    pushall(c, &d->cflags);
+}
+
+static int compile_device(Driver *d, const char *src, const char *bc)
+{
+    Argv c = {0};
+    cuda_common(d, &c);
+    push(&c, "--cuda-device-only");
+    push(&c, "-emit-llvm");
+    push(&c, "-c");
+    push(&c, src);
+    push(&c, "-o");
+    push(&c, bc);
+    return run(d, &c);
+}
+
+static int lower(Driver *d, const char *src_name, const char *ir, const char *fat, FILE *asm_out)
+{
+    XgpuLowerOptions o = {0};
+    o.opt_level = d->opt;
+    o.max_regs = d->max_regs ? d->max_regs : 255;
+    o.debug_dumps = getenv("XGPU_DUMP") != NULL;
+    o.source_name = src_name;
+    if (d->verbose)
+        fprintf(stderr, "xgpu-lower -O%u --max-regs=%u %s -o %s\n", o.opt_level, o.max_regs, ir,
+                fat ? fat : "-");
+    return xgpu_lower_file(ir, &o, fat, asm_out) ? 1 : 0;
+}
+
+static int compile_host_cuda(Driver *d, const char *src, const char *fat, const char *obj)
+{
+    Argv c = {0};
+    cuda_common(d, &c);
+    push(&c, "--cuda-host-only");
+    push(&c, "-Xclang");
+    push(&c, "-fcuda-include-gpubinary");
+    push(&c, "-Xclang");
+    push(&c, fat);
+    push(&c, "-c");
+    push(&c, src);
+    push(&c, "-o");
+    push(&c, obj);
+    return run(d, &c);
+}
+
+static int compile_host(Driver *d, const Input *in, const char *obj)
+{
+    Argv c = {0};
+    push(&c, d->clang);
+    push(&c, in->kind == IN_CXX ? "-xc++" : "-xc");
+    push(&c, "-I");
+    push(&c, fmt("%s/xgpu/cuda", d->incdir));
+    push(&c, "-I");
+    push(&c, d->incdir);
+    push(&c, fmt("-O%u", d->opt));
+    pushall(&c, &d->cflags);
+    push(&c, "-c");
+    push(&c, in->path);
+    push(&c, "-o");
+    push(&c, obj);
+    return run(d, &c);
+}
+
+static const char *object_name(Driver *d, const Input *in)
+{
+    if (d->compile_only && d->output && d->ninputs == 1)
+        return d->output;
+    if (!d->compile_only)
+        return temp(d, in->path, ".o");
+    const char *base = strrchr(in->path, '/');
+    base = base ? base + 1 : in->path;
+    const char *dot = strrchr(base, '.');
+    size_t n = dot ? (size_t)(dot - base) : strlen(base);
+    return fmt("%.*s.o", (int)n, base);
+}
+
+/* Device-only work: lower device IR, or compile a .cu's device side, to assembly or a
+ * fat binary. */
+static int device_output(Driver *d, const Input *in)
+{
+    const char *ir = in->path;
+    int rc;
+    if (in->kind == IN_CUDA) {
+        ir = temp(d, in->path, ".dev.bc");
+        if ((rc = compile_device(d, in->path, ir)))
+            return rc;
+    }
+    if (d->emit_asm) {
+        FILE *out = stdout;
+        if (d->output && strcmp(d->output, "-") && !(out = fopen(d->output, "w"))) {
+            fprintf(stderr, "xgpu-cc: error: cannot write %s: %s\n", d->output, strerror(errno));
+            return 1;
+        }
+        rc = lower(d, in->path, ir, NULL, out);
+        if (out != stdout)
+            fclose(out);
+        return rc;
+    }
+    return lower(d, in->path, ir, d->output ? d->output : "a.gpubin", NULL);
+}
+
+static int compile_one(Driver *d, const Input *in, Argv *link)
+{
+    if (in->kind == IN_OBJ) {
+        push(link, in->path);
+        return 0;
+    }
+    if (in->kind == IN_DEVIR) {
+        fprintf(stderr, "xgpu-cc: error: %s: device IR can only be lowered with -S or "
+                        "--cuda-device-only\n", in->path);
+        return 1;
+    }
+    const char *obj = object_name(d, in);
+    int rc;
+    if (in->kind == IN_CUDA) {
+        const char *bc = temp(d, in->path, ".dev.bc");
+        const char *fat = temp(d, in->path, ".fatbin");
+        if ((rc = compile_device(d, in->path, bc)) || (rc = lower(d, in->path, bc, fat, NULL)) ||
+            (rc = compile_host_cuda(d, in->path, fat, obj)))
+            return rc;
+    } else if ((rc = compile_host(d, in, obj)))
+        return rc;
+    push(link, obj);
+    return 0;
+}
+
+static int link_all(Driver *d, Argv *objs)
+{
+    Argv c = {0};
+    push(&c, d->clang);
+    pushall(&c, objs);
+    push(&c, "-o");
+    push(&c, d->output ? d->output : "a.out");
+    pushall(&c, &d->ldflags);
+    push(&c, "-L");
+    push(&c, d->libdir);
+    push(&c, fmt("-Wl,-rpath,%s", d->libdir));
+    push(&c, "-lxgpurt");
+#ifdef XGPU_SANITIZE_LINK
+    push(&c, XGPU_SANITIZE_LINK);
+#endif
+    push(&c, "-lstdc++");
+    push(&c, "-lm");
+    return run(d, &c);
+}
+
+/* Finds headers and libraries: XGPU_HOME (an install prefix) wins over the build tree
+ * the driver was built in. */
+static void locate(Driver *d)
+{
+    const char *home = getenv("XGPU_HOME");
+    if (home && *home) {
+        snprintf(d->incdir, sizeof d->incdir, "%s/include", home);
+        snprintf(d->libdir, sizeof d->libdir, "%s/lib", home);
+    } else {
+        snprintf(d->incdir, sizeof d->incdir, "%s", XGPU_INCLUDE_DIR);
+        snprintf(d->libdir, sizeof d->libdir, "%s", XGPU_LIB_DIR);
+    }
+    const char *clang = getenv("XGPU_CLANG");
+    d->clang = clang && *clang ? clang : XGPU_CLANG;
+}
+
+static void remove_temps(Driver *d)
+{
+    if (d->keep_temps) {
+        if (d->verbose)
+            fprintf(stderr, "xgpu-cc: kept intermediate files in %s\n", d->tmpdir);
+        return;
+    }
+    DIR *dir = opendir(d->tmpdir);
+    if (dir) {
+        struct dirent *e;
+        while ((e = readdir(dir)))
+            if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+                char *p = fmt("%s/%s", d->tmpdir, e->d_name);
+                unlink(p);
+                free(p);
+            }
+        closedir(dir);
+    }
+    if (rmdir(d->tmpdir))
+        fprintf(stderr, "xgpu-cc: warning: cannot remove %s: %s\n", d->tmpdir, strerror(errno));
+}
+
+int main(int argc, char **argv)
+{
+    static Driver d;
+    d.opt = 2;
+    locate(&d);
+    if (parse_args(&d, argc, argv))
+        return 1;
+    const char *tmp = getenv("TMPDIR");
+    snprintf(d.tmpdir, sizeof d.tmpdir, "%s/xgpu-cc-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(d.tmpdir)) {
+        fprintf(stderr, "xgpu-cc: error: cannot create a temporary directory: %s\n",
+                strerror(errno));
+        return 1;
+    }
+    int rc = 0;
+    if (d.emit_asm || d.device_only) {
+        if (d.ninputs != 1) {
+            fprintf(stderr, "xgpu-cc: error: -S and --cuda-device-only take one input\n");
+            rc = 1;
+        } else if (d.inputs[0].kind != IN_CUDA && d.inputs[0].kind != IN_DEVIR) {
+            fprintf(stderr, "xgpu-cc: error: %s: -S and --cuda-device-only need a .cu, .ll or "
+                            ".bc input\n", d.inputs[0].path);
+            rc = 1;
+        } else
+            rc = device_output(&d, &d.inputs[0]);
+    } else {
+        if (d.compile_only && d.output && d.ninputs > 1) {
+            fprintf(stderr, "xgpu-cc: error: cannot specify -o with -c and several inputs\n");
+            rc = 1;
+        }
+        Argv objs = {0};
+        for (int i = 0; i < d.ninputs && !rc; i++)
+            rc = compile_one(&d, &d.inputs[i], &objs);
+        if (!rc && !d.compile_only)
+            rc = link_all(&d, &objs);
+    }
+    remove_temps(&d);
+    return rc;
+}

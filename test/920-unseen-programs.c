@@ -1,0 +1,36 @@
+/*
+ * 920-unseen-programs: CUDA programs that are not samples (test/e2e/*.cu: 2D grids, many
+ * launches, device functions, 64-bit and double arithmetic, structs by value, device
+ * tables) compile with xgpu-cc at -O0 and -O2 and print PASS on the emulator.
+ */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xtest.h"
+
+static void compile_and_run(const char *name, const char *opt)
+{
+    char exe[64];
+    snprintf(exe, sizeof exe, "%s%s", name, opt);
+    const char *bin = xt_tmp(exe);
+    char *out = NULL;
+    int rc = xt_runf(&out, "%s/xgpu-cc %s %s/test/e2e/%s.cu -o %s", XGPU_BIN_DIR, opt,
+                     XGPU_SOURCE_DIR, name, bin);
+    cr_assert_eq(rc, 0, "xgpu-cc %s %s failed (%d):\n%s", opt, name, rc, out);
+    free(out);
+    rc = xt_runf(&out, "%s", bin);
+    cr_assert_eq(rc, 0, "%s %s exited %d:\n%s", name, opt, rc, out);
+    cr_assert(strstr(out, "PASS"), "%s %s:\n%s", name, opt, out);
+    free(out);
+}
+
+#define E2E(name)                                                   \
+    Test(unseen, name##_O2) { compile_and_run(#name, "-O2"); }      \
+    Test(unseen, name##_O0) { compile_and_run(#name, "-O0"); }
+
+E2E(grid2d)
+E2E(int64_devfn)
+E2E(stencil_iter)

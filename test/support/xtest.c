@@ -1,0 +1,132 @@
+/*
+ * xtest.c - see xtest.h. Test support code; process-wide state is fine here.
+ */
+#define _GNU_SOURCE
+#include "xtest.h"
+
+#include <dirent.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+int xt_run(const char *cmd, char **out)
+{
+    char *full = NULL;
+    if (asprintf(&full, "( %s ) 2>&1", cmd) < 0)
+        return -1;
+    FILE *p = popen(full, "r");
+    free(full);
+    if (!p)
+        return -1;
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    size_t r;
+    while (buf && (r = fread(buf + n, 1, cap - n - 1, p)) > 0) {
+        n += r;
+        if (cap - n < 2048) {
+            cap *= 2;
+            buf = realloc(buf, cap);
+        }
+    }
+    if (buf)
+        buf[n] = 0;
+    int st = pclose(p);
+    if (out)
+        *out = buf;
+    else
+        free(buf);
+    if (st < 0)
+        return -1;
+    if (WIFEXITED(st))
+        return WEXITSTATUS(st);
+    return 128 + WTERMSIG(st);
+}
+
+int xt_runf(char **out, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *cmd = NULL;
+    int ok = vasprintf(&cmd, fmt, ap);
+    va_end(ap);
+    if (ok < 0)
+        return -1;
+    int rc = xt_run(cmd, out);
+    free(cmd);
+    return rc;
+}
+
+static char tmpdir[256];
+
+static void remove_tmpdir(void)
+{
+    DIR *d = opendir(tmpdir);
+    if (!d)
+        return;
+    struct dirent *e;
+    char path[512];
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+            snprintf(path, sizeof path, "%s/%s", tmpdir, e->d_name);
+            unlink(path);
+        }
+    closedir(d);
+    rmdir(tmpdir);
+}
+
+const char *xt_tmpdir(void)
+{
+    static pid_t owner;
+    if (!tmpdir[0] || owner != getpid()) {
+        const char *t = getenv("TMPDIR");
+        snprintf(tmpdir, sizeof tmpdir, "%s/xgpu-test-XXXXXX", t && *t ? t : "/tmp");
+        if (!mkdtemp(tmpdir))
+            return "/nonexistent";
+        owner = getpid();
+        if (!getenv("XGPU_KEEP_TEST_FILES"))
+            atexit(remove_tmpdir);
+    }
+    return tmpdir;
+}
+
+const char *xt_tmp(const char *name)
+{
+    static char slots[8][512];
+    static unsigned next;
+    char *s = slots[next++ % 8];
+    snprintf(s, sizeof slots[0], "%s/%s", xt_tmpdir(), name);
+    return s;
+}
+
+int xt_write(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    size_t n = strlen(text);
+    int ok = fwrite(text, 1, n, f) == n;
+    return (fclose(f) == 0 && ok) ? 0 : -1;
+}
+
+char *xt_read(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, n = 0, r;
+    char *buf = malloc(cap);
+    while (buf && (r = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+        n += r;
+        if (cap - n < 1024)
+            buf = realloc(buf, cap *= 2);
+    }
+    fclose(f);
+    if (buf)
+        buf[n] = 0;
+    if (len)
+        *len = n;
+    return buf;
+}

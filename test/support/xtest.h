@@ -1,0 +1,28 @@
+/*
+ * xtest.h - helpers shared by the test programs: running a command and capturing its
+ * output, temporary files, reading files. Paths of the build come from the compile
+ * definitions XGPU_SOURCE_DIR, XGPU_BUILD_DIR and XGPU_BIN_DIR.
+ */
+#ifndef XGPU_XTEST_H
+#define XGPU_XTEST_H
+
+#include <stddef.h>
+
+/* Runs `cmd` through /bin/sh with stdout and stderr captured together into *out
+ * (malloc'd, NUL-terminated; may be NULL). Returns the exit status, or 128+signal. */
+int xt_run(const char *cmd, char **out);
+
+/* printf-style command builder + xt_run. */
+int xt_runf(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A fresh temporary directory for this test process (created once, removed at exit). */
+const char *xt_tmpdir(void);
+
+/* Path inside xt_tmpdir(): a static buffer per call slot (8 slots, round robin). */
+const char *xt_tmp(const char *name);
+
+/* Writes / reads a whole file. xt_read returns malloc'd bytes (NUL-terminated) or NULL. */
+int xt_write(const char *path, const char *text);
+char *xt_read(const char *path, size_t *len);
+
+#endif
