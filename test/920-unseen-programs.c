@@ -1,5 +1,5 @@
 /*
- * 920-unseen-programs: CUDA programs that are not samples (test/e2e/*.cu: 2D grids, many
+ * 920-unseen-programs: CUDA programs that are not samples (test/e2e/NAME.cu: 2D grids, many
  * launches, device functions, 64-bit and double arithmetic, structs by value, device
  * tables) compile with xgpu-cc at -O0 and -O2 and print PASS on the emulator.
  */

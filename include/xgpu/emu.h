@@ -94,6 +94,10 @@ const EmuProps *emu_props(const EmuDevice *d);
 /* Modules. The image is a gpubin ELF; globals are allocated and initialized here. */
 EmuStatus emu_load(EmuDevice *d, const void *image, size_t len, EmuModule **out, char *err,
                    size_t errlen);
+/* Loads a module the caller has in memory (e.g. from xasm_assemble), copying everything
+ * it needs: g may be freed afterwards. Same checks and effects as emu_load. */
+EmuStatus emu_load_module(EmuDevice *d, const XGpubin *g, EmuModule **out, char *err,
+                          size_t errlen);
 const XGpubin *emu_module_bin(const EmuModule *m);
 /* Finds a kernel by name: returns its index in emu_module_bin(m)->kernels, or -1. */
 int emu_kernel(const EmuModule *m, const char *name);

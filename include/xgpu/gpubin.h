@@ -104,6 +104,10 @@ typedef struct XGpubin {
 /* Writes g as a gpubin ELF file. Returns 0, or -1 with a message in err. */
 int xgpubin_write_file(const XGpubin *g, const char *path, char *err, size_t errlen);
 
+/* Builds the gpubin ELF image of g in memory: *buf (malloc'd, the caller frees it) and
+ * *len. Returns 0, or -1 with a message in err. */
+int xgpubin_write_mem(const XGpubin *g, void **buf, size_t *len, char *err, size_t errlen);
+
 /* Writes g as a fat container (XFatHeader + ELF) to path. */
 int xgpubin_write_fat(const XGpubin *g, const char *path, char *err, size_t errlen);
 
@@ -114,7 +118,7 @@ int xgpubin_read(const void *buf, size_t len, XGpubin **out, char *err, size_t e
 void xgpubin_free(XGpubin *g);
 
 /* Parses one fat container at p, of at most avail bytes (SIZE_MAX when the caller only
- * has a pointer, as the runtime does). Sets *elf/*elflen to the image and *next to the
+ * has a pointer, as the runtime does). Sets *elf and *elflen to the image and *next to the
  * number of bytes consumed including padding. */
 int xfat_parse(const void *p, size_t avail, const void **elf, size_t *elflen, size_t *next,
                char *err, size_t errlen);

@@ -190,6 +190,13 @@ unsigned xisa_type_regs(XType t);
  * as XU_FP with *is_f64 set). */
 XUnit xisa_insn_unit(const XInsn *in, int *is_f64);
 
+/* Registers (1 or 2) the operand occupies: destination slot i when dst is non-zero,
+ * else source slot i; 0 when the slot is not a register operand of the instruction.
+ * Width follows the op: set/popc/clz results, sel's s2, shift counts and brc's
+ * condition are 32-bit; cvt's source follows type2; memory addresses, cvta operands
+ * and gaddr's result are 64-bit; s2r's result is 64-bit only for clock64. */
+unsigned xisa_operand_regs(const XInsn *in, int dst, unsigned i);
+
 /* Checks an instruction's fields against the table (opcode, register alignment of
  * 64-bit operands, enum ranges, branch targets < ncode). Returns 0 when valid, else
  * writes a one-line reason into err. */

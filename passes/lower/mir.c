@@ -1,5 +1,6 @@
 /*
- * mir.c - construction, diagnostics and the debug printer of the machine IR (mir.h).
+ * mir.c - construction, diagnostics and the debug printer of the machine IR (mir.h), plus
+ * the analysis helpers the backend passes share (operand slots, liveness).
  *
  * Arrays grow by doubling; every object hangs off its MModule and is released by
  * mir_module_free. Allocation failure is an internal error (die), not a user error.
@@ -278,4 +279,105 @@ void mir_print(const MFunc *f, FILE *out)
         for (uint32_t i = 0; i < bb->nins; i++)
             print_insn(f, &bb->ins[i], out);
     }
+}
+
+/* ---- analysis helpers ---- */
+
+unsigned mir_nsrc(const MInsn *in)
+{
+    const XOpInfo *oi = &xisa_ops[in->x.op];
+    unsigned n = oi->nsrc;
+    if ((in->x.flags & XF_IMM) && n > 0)
+        n--;
+    return n;
+}
+
+unsigned mir_ndst(const MInsn *in)
+{
+    return xisa_ops[in->x.op].ndst;
+}
+
+static void set_add(uint64_t *s, MReg r)
+{
+    s[r >> 6] |= 1ull << (r & 63);
+}
+
+/* gen: read before any write in b; kill: written in b (phi results included). */
+static void live_block_sets(const MFunc *f, uint32_t b, uint64_t *gen, uint64_t *kill)
+{
+    const MBlock *bb = &f->blocks[b];
+    for (uint32_t i = 0; i < bb->nphis; i++)
+        if (mir_is_vreg(bb->phis[i].dst))
+            set_add(kill, bb->phis[i].dst);
+    for (uint32_t i = 0; i < bb->nins; i++) {
+        const MInsn *in = &bb->ins[i];
+        for (unsigned s = 0, n = mir_nsrc(in); s < n; s++)
+            if (mir_is_vreg(in->src[s]) && !mir_live_has(kill, in->src[s]))
+                set_add(gen, in->src[s]);
+        for (unsigned d = 0, n = mir_ndst(in); d < n; d++)
+            if (mir_is_vreg(in->dst[d]))
+                set_add(kill, in->dst[d]);
+    }
+}
+
+/* out(b) = union over successors s of in(s) and the phi inputs of s coming from b. */
+static void live_out_of(const MFunc *f, const MLive *lv, uint32_t b, uint64_t *out)
+{
+    const MBlock *bb = &f->blocks[b];
+    memset(out, 0, lv->words * sizeof *out);
+    for (uint32_t k = 0; k < bb->nsucc; k++) {
+        uint32_t s = bb->succ[k];
+        const uint64_t *sin = mir_live_in(lv, s);
+        for (uint32_t w = 0; w < lv->words; w++)
+            out[w] |= sin[w];
+        const MBlock *sb = &f->blocks[s];
+        for (uint32_t p = 0; p < sb->nphis; p++)
+            for (uint32_t j = 0; j < sb->phis[p].nin; j++)
+                if (sb->phis[p].in[j].block == b && mir_is_vreg(sb->phis[p].in[j].reg))
+                    set_add(out, sb->phis[p].in[j].reg);
+    }
+}
+
+/* Backward data flow to a fixed point; blocks are visited from last to first, which
+ * converges in a few rounds for the usual (mostly forward-numbered) layouts. */
+void mir_live(const MFunc *f, MLive *lv)
+{
+    uint32_t nb = f->nblocks, words = (f->nvregs + 63) / 64;
+    size_t total = (size_t)nb * words;
+    lv->nblocks = nb;
+    lv->words = words;
+    lv->in = xrealloc(NULL, total * sizeof *lv->in);
+    lv->out = xrealloc(NULL, total * sizeof *lv->out);
+    uint64_t *gen = xrealloc(NULL, total * sizeof *gen);
+    uint64_t *kill = xrealloc(NULL, total * sizeof *kill);
+    memset(lv->in, 0, total * sizeof *lv->in);
+    memset(lv->out, 0, total * sizeof *lv->out);
+    memset(gen, 0, total * sizeof *gen);
+    memset(kill, 0, total * sizeof *kill);
+    for (uint32_t b = 0; b < nb; b++)
+        live_block_sets(f, b, gen + (size_t)b * words, kill + (size_t)b * words);
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (uint32_t b = nb; b-- > 0;) {
+            uint64_t *out = lv->out + (size_t)b * words, *in = lv->in + (size_t)b * words;
+            const uint64_t *g = gen + (size_t)b * words, *k = kill + (size_t)b * words;
+            live_out_of(f, lv, b, out);
+            for (uint32_t w = 0; w < words; w++) {
+                uint64_t v = g[w] | (out[w] & ~k[w]);
+                if (v != in[w]) {
+                    in[w] = v;
+                    changed = 1;
+                }
+            }
+        }
+    }
+    free(gen);
+    free(kill);
+}
+
+void mir_live_free(MLive *lv)
+{
+    free(lv->in);
+    free(lv->out);
+    lv->in = lv->out = NULL;
 }

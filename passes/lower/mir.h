@@ -149,6 +149,35 @@ typedef struct MRegallocOptions {
 int mir_regalloc(MFunc *f, const MRegallocOptions *o); /* regalloc.c: linear scan, pairs, spills */
 int mir_emit(MFunc *f);       /* emit.c: layout, pcs, reconvergence pcs -> f->code */
 
+/* Analysis helpers shared by the backend passes (mir.c). */
+/* Number of register source slots of an instruction (nsrc, less the immediate) and of
+ * destination slots. Slots holding MREG_NONE or MREG_RZ are not vreg operands. */
+unsigned mir_nsrc(const MInsn *in);
+unsigned mir_ndst(const MInsn *in);
+static inline int mir_is_vreg(MReg r) { return r != MREG_NONE && r != MREG_RZ; }
+
+/* Liveness over vregs: per block, the sets live on entry (after the block's phis have
+ * defined their results) and on exit (including phi inputs of successors taken along
+ * that edge). Requires succ[] (mir_cfg). Sets are bit vectors of `words` 64-bit words. */
+typedef struct MLive {
+    uint32_t nblocks, words;
+    uint64_t *in, *out; /* block b's set starts at b * words */
+} MLive;
+void mir_live(const MFunc *f, MLive *lv);
+void mir_live_free(MLive *lv);
+static inline int mir_live_has(const uint64_t *set, MReg r)
+{
+    return (int)((set[r >> 6] >> (r & 63)) & 1u);
+}
+static inline const uint64_t *mir_live_in(const MLive *lv, uint32_t b)
+{
+    return lv->in + (size_t)b * lv->words;
+}
+static inline const uint64_t *mir_live_out(const MLive *lv, uint32_t b)
+{
+    return lv->out + (size_t)b * lv->words;
+}
+
 /* Builds the gpubin of the whole module from the emitted kernels (emit.c). The result
  * points into m; it is valid until m is freed. Caller frees the arrays with free(). */
 int mir_module_gpubin(MModule *m, XGpubin *out);

@@ -1,0 +1,262 @@
+/*
+ * config.c - defaults, the key table and the parsers for config.def.
+ *
+ * Everything is table-driven: a key is parsed by its EmuCfgType and written at its
+ * offset in EmuConfig, so adding a key to config.def is the whole change. Integers accept
+ * decimal or 0x hex with an optional binary suffix (K, M, G, or KiB, MiB, GiB).
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EMU_STR(x) #x
+
+const EmuCfgKey emu_cfg_keys[] = {
+#define CFG(id, key, type, def, unit, desc) \
+    {key, EMU_CFG_##type, offsetof(EmuConfig, id), EMU_STR(def), unit, desc},
+#include "config.def"
+};
+const size_t emu_cfg_nkeys = sizeof emu_cfg_keys / sizeof emu_cfg_keys[0];
+
+static const char *const mode_names[] = {"functional", "timing"};
+
+void emu_config_defaults(EmuConfig *c)
+{
+    char err[16];
+    memset(c, 0, sizeof *c);
+    for (size_t i = 0; i < emu_cfg_nkeys; i++) {
+        char def[128];
+        const char *s = emu_cfg_keys[i].def;
+        size_t len = strlen(s);
+        if (len >= 2 && s[0] == '"') { /* string defaults are stringified literals */
+            snprintf(def, sizeof def, "%.*s", (int)(len - 2), s + 1);
+            s = def;
+        }
+        (void)emu_config_set(c, emu_cfg_keys[i].key, s, err, sizeof err);
+    }
+}
+
+static const EmuCfgKey *cfg_find(const char *key)
+{
+    for (size_t i = 0; i < emu_cfg_nkeys; i++)
+        if (strcmp(emu_cfg_keys[i].key, key) == 0)
+            return &emu_cfg_keys[i];
+    return NULL;
+}
+
+static int parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+    char *end;
+    if (!isdigit((unsigned char)*s))
+        return -1;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno)
+        return -1;
+    uint64_t mul = 1;
+    if (*end == 'K' || *end == 'k')
+        mul = 1ull << 10;
+    else if (*end == 'M')
+        mul = 1ull << 20;
+    else if (*end == 'G')
+        mul = 1ull << 30;
+    if (mul != 1) {
+        end++;
+        if (strcmp(end, "iB") == 0)
+            end += 2;
+    }
+    if (*end || (v && mul > UINT64_MAX / v) || v * mul > max)
+        return -1;
+    *out = v * mul;
+    return 0;
+}
+
+int emu_config_set(EmuConfig *c, const char *key, const char *value, char *err, size_t n)
+{
+    const EmuCfgKey *k = cfg_find(key);
+    if (!k) {
+        snprintf(err, n, "%s: unknown configuration key", key);
+        return -1;
+    }
+    char *field = (char *)c + k->offset;
+    uint64_t v;
+    switch (k->type) {
+    case EMU_CFG_STR:
+        if (strlen(value) >= 64) {
+            snprintf(err, n, "%s: value longer than 63 bytes", key);
+            return -1;
+        }
+        strcpy(field, value);
+        return 0;
+    case EMU_CFG_U32:
+        if (parse_u64(value, UINT32_MAX, &v)) {
+            snprintf(err, n, "%s: expected an unsigned 32-bit integer, got '%s'", key, value);
+            return -1;
+        }
+        *(uint32_t *)field = (uint32_t)v;
+        return 0;
+    case EMU_CFG_U64:
+        if (parse_u64(value, UINT64_MAX, &v)) {
+            snprintf(err, n, "%s: expected an unsigned integer, got '%s'", key, value);
+            return -1;
+        }
+        *(uint64_t *)field = v;
+        return 0;
+    case EMU_CFG_MODE:
+        for (uint32_t m = 0; m < 2; m++)
+            if (strcmp(value, mode_names[m]) == 0) {
+                *(uint32_t *)field = m;
+                return 0;
+            }
+        snprintf(err, n, "%s: expected functional or timing, got '%s'", key, value);
+        return -1;
+    }
+    return -1;
+}
+
+/* Copies s[0..len) into buf without surrounding whitespace. */
+static void trim_copy(char *buf, size_t n, const char *s, size_t len)
+{
+    while (len && isspace((unsigned char)*s))
+        s++, len--;
+    while (len && isspace((unsigned char)s[len - 1]))
+        len--;
+    if (len >= n)
+        len = n - 1;
+    memcpy(buf, s, len);
+    buf[len] = 0;
+}
+
+/* Splits "key = value" (or key=value) and applies it. */
+static int set_pair(EmuConfig *c, const char *item, size_t len, char *err, size_t n)
+{
+    const char *eq = memchr(item, '=', len);
+    char key[128], value[256];
+    if (!eq) {
+        trim_copy(key, sizeof key, item, len);
+        snprintf(err, n, "%s: expected key=value", key);
+        return -1;
+    }
+    trim_copy(key, sizeof key, item, (size_t)(eq - item));
+    trim_copy(value, sizeof value, eq + 1, len - (size_t)(eq - item) - 1);
+    return emu_config_set(c, key, value, err, n);
+}
+
+int emu_config_set_list(EmuConfig *c, const char *list, const char *what, char *err, size_t n)
+{
+    const char *p = list;
+    while (*p) {
+        const char *end = strchr(p, ';');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        char probe[2];
+        trim_copy(probe, sizeof probe, p, len);
+        if (probe[0]) {
+            char msg[256];
+            if (set_pair(c, p, len, msg, sizeof msg)) {
+                snprintf(err, n, "%s: %s", what, msg);
+                return -1;
+            }
+        }
+        p += len + (end != NULL);
+    }
+    return 0;
+}
+
+int emu_config_load_file(EmuConfig *c, const char *path, char *err, size_t n)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, n, "%s: cannot open configuration file: %s", path, strerror(errno));
+        return -1;
+    }
+    char line[512], msg[256];
+    int rc = 0;
+    for (unsigned ln = 1; fgets(line, sizeof line, f); ln++) {
+        char *hash = strchr(line, '#');
+        if (hash)
+            *hash = 0;
+        char probe[2];
+        trim_copy(probe, sizeof probe, line, strlen(line));
+        if (!probe[0])
+            continue;
+        if (set_pair(c, line, strlen(line), msg, sizeof msg)) {
+            snprintf(err, n, "%s:%u: %s", path, ln, msg);
+            rc = -1;
+            break;
+        }
+    }
+    fclose(f);
+    return rc;
+}
+
+int emu_config_check(const EmuConfig *c, char *err, size_t n)
+{
+    if (c->emu_mode == EMU_MODE_TIMING) {
+        snprintf(err, n, "emu.mode: timing mode is not implemented yet (use functional)");
+        return -1;
+    }
+    const struct { const char *key; uint64_t v; } positive[] = {
+        {"gpu.sm_count", c->gpu_sm_count},
+        {"gpu.max_threads_per_block", c->gpu_max_threads_per_block},
+        {"gpu.max_threads_per_sm", c->gpu_max_threads_per_sm},
+        {"gpu.regs_per_sm", c->gpu_regs_per_sm},
+        {"gpu.global_mem_bytes", c->gpu_global_mem_bytes},
+        {"gpu.clock_khz", c->gpu_clock_khz},
+    };
+    for (size_t i = 0; i < sizeof positive / sizeof positive[0]; i++)
+        if (positive[i].v == 0) {
+            snprintf(err, n, "%s: must be at least 1", positive[i].key);
+            return -1;
+        }
+    if (c->gpu_shared_per_block > c->gpu_shared_per_sm) {
+        snprintf(err, n, "gpu.shared_per_block: %llu exceeds gpu.shared_per_sm (%llu)",
+                 (unsigned long long)c->gpu_shared_per_block,
+                 (unsigned long long)c->gpu_shared_per_sm);
+        return -1;
+    }
+    if (c->gpu_max_threads_per_block > c->gpu_max_threads_per_sm) {
+        snprintf(err, n, "gpu.max_threads_per_block: exceeds gpu.max_threads_per_sm");
+        return -1;
+    }
+    return 0;
+}
+
+int emu_config_from_env(EmuConfig *c, char *err, size_t n)
+{
+    emu_config_defaults(c);
+    const char *file = getenv("XGPU_CONFIG");
+    if (file && *file && emu_config_load_file(c, file, err, n))
+        return -1;
+    const char *set = getenv("XGPU_SET");
+    if (set && emu_config_set_list(c, set, "XGPU_SET", err, n))
+        return -1;
+    const char *mode = getenv("XGPU_MODE");
+    if (mode && *mode) {
+        char msg[256];
+        if (emu_config_set(c, "emu.mode", mode, msg, sizeof msg)) {
+            snprintf(err, n, "XGPU_MODE: %s", msg);
+            return -1;
+        }
+    }
+    return emu_config_check(c, err, n);
+}
+
+int emu_config_format(const EmuConfig *c, const EmuCfgKey *k, char *buf, size_t n)
+{
+    const char *field = (const char *)c + k->offset;
+    switch (k->type) {
+    case EMU_CFG_STR:
+        return snprintf(buf, n, "%s", field);
+    case EMU_CFG_U32:
+        return snprintf(buf, n, "%u", *(const uint32_t *)field);
+    case EMU_CFG_U64:
+        return snprintf(buf, n, "%llu", (unsigned long long)*(const uint64_t *)field);
+    case EMU_CFG_MODE:
+        return snprintf(buf, n, "%s", mode_names[*(const uint32_t *)field & 1]);
+    }
+    return 0;
+}

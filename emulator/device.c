@@ -1,0 +1,96 @@
+/*
+ * device.c - device creation and teardown, derived properties, status names.
+ *
+ * The configuration is read from the environment once, at emu_create; the properties
+ * programs see (EmuProps) are derived from it here and never change afterwards.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "device.h"
+
+const char *emu_status_name(EmuStatus s)
+{
+    static const char *const names[] = {
+        [EMU_OK] = "ok",
+        [EMU_ERR_INVALID_VALUE] = "invalid value",
+        [EMU_ERR_OUT_OF_MEMORY] = "out of memory",
+        [EMU_ERR_INVALID_IMAGE] = "invalid image",
+        [EMU_ERR_NOT_FOUND] = "not found",
+        [EMU_ERR_INVALID_CONFIG] = "invalid configuration",
+        [EMU_ERR_ILLEGAL_ADDRESS] = "illegal address",
+        [EMU_ERR_MISALIGNED] = "misaligned address",
+        [EMU_ERR_LAUNCH_FAILURE] = "launch failure",
+        [EMU_ERR_LAUNCH_TIMEOUT] = "launch timeout",
+        [EMU_ERR_DEADLOCK] = "barrier deadlock",
+        [EMU_ERR_OUT_OF_RESOURCES] = "out of resources",
+    };
+    if ((unsigned)s >= sizeof names / sizeof names[0] || !names[s])
+        return "unknown status";
+    return names[s];
+}
+
+static void derive_props(const EmuConfig *c, EmuProps *p)
+{
+    memset(p, 0, sizeof *p);
+    snprintf(p->name, sizeof p->name, "%s", c->gpu_name);
+    p->sm_count = c->gpu_sm_count;
+    p->warp_size = XGPU_WARP_SIZE;
+    p->max_threads_per_block = c->gpu_max_threads_per_block;
+    p->max_threads_per_sm = c->gpu_max_threads_per_sm;
+    p->max_block_dim[0] = p->max_block_dim[1] = c->gpu_max_threads_per_block;
+    p->max_block_dim[2] = c->gpu_max_threads_per_block < 64 ? c->gpu_max_threads_per_block : 64;
+    p->max_grid_dim[0] = 0x7fffffffu;
+    p->max_grid_dim[1] = p->max_grid_dim[2] = 65535;
+    p->regs_per_sm = c->gpu_regs_per_sm;
+    p->regs_per_block = c->gpu_regs_per_sm;
+    p->shared_per_block = c->gpu_shared_per_block;
+    p->shared_per_sm = c->gpu_shared_per_sm;
+    p->global_mem_bytes = c->gpu_global_mem_bytes;
+    p->const_mem_bytes = c->gpu_const_mem_bytes;
+    p->clock_khz = c->gpu_clock_khz;
+    p->cc_major = c->gpu_cc_major;
+    p->cc_minor = c->gpu_cc_minor;
+}
+
+EmuStatus emu_create(EmuDevice **out, char *err, size_t errlen)
+{
+    char dummy[8];
+    if (!err)
+        err = dummy, errlen = sizeof dummy;
+    if (!out) {
+        snprintf(err, errlen, "emu_create: no output pointer");
+        return EMU_ERR_INVALID_VALUE;
+    }
+    *out = NULL;
+    EmuDevice *d = calloc(1, sizeof *d);
+    if (!d) {
+        snprintf(err, errlen, "out of host memory");
+        return EMU_ERR_OUT_OF_MEMORY;
+    }
+    if (emu_config_from_env(&d->cfg, err, errlen)) {
+        free(d);
+        return EMU_ERR_INVALID_CONFIG;
+    }
+    derive_props(&d->cfg, &d->props);
+    emu_mem_init(&d->mem, d->cfg.gpu_global_mem_bytes);
+    *out = d;
+    return EMU_OK;
+}
+
+void emu_destroy(EmuDevice *d)
+{
+    if (!d)
+        return;
+    for (size_t i = 0; i < d->nmods; i++)
+        emu_module_free(d->mods[i]);
+    free(d->mods);
+    emu_mem_fini(&d->mem);
+    free(d->launches);
+    free(d);
+}
+
+const EmuProps *emu_props(const EmuDevice *d)
+{
+    return d ? &d->props : NULL;
+}

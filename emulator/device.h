@@ -1,0 +1,45 @@
+/*
+ * device.h - the emulator's internal device and module structs, shared by the files of
+ * libxgpuemu (not installed).
+ *
+ * A device owns its configuration, derived properties, the memory table, every loaded
+ * module (freed by emu_destroy: emu.h has no unload) and the log of launches.
+ */
+#ifndef EMU_DEVICE_H
+#define EMU_DEVICE_H
+
+#include "xgpu/emu.h"
+#include "config/config.h"
+#include "func/exec.h"
+#include "func/memory.h"
+
+struct EmuModule {
+    EmuDevice *dev;
+    XGpubin *bin;
+    int bin_from_reader;  /* 1: free with xgpubin_free, 0: our deep copy */
+    uint64_t *gaddr;      /* device address of each global */
+    EmuKernelCode *kcode; /* per kernel */
+};
+
+struct EmuDevice {
+    EmuConfig cfg;
+    EmuProps props;
+    EmuMem mem;
+    EmuModule **mods;
+    size_t nmods;
+    EmuLaunchStats *launches;
+    size_t nlaunches, caplaunches;
+};
+
+/* decode.c */
+int emu_decode_kernel(const XGpubin *g, uint32_t k, const uint64_t *gaddr, EmuKernelCode *out,
+                      char *err, size_t n);
+void emu_code_free(EmuKernelCode *c);
+
+/* module.c */
+void emu_module_free(EmuModule *m);
+
+/* stats.c */
+void emu_stats_record(EmuDevice *d, const EmuLaunchStats *s);
+
+#endif

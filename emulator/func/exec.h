@@ -1,0 +1,140 @@
+/*
+ * exec.h - the functional core's pre-decoded instructions, warp state, launch context,
+ * and the macro DSL in which instruction semantics are written.
+ *
+ * Decoding (decode.c) turns each kernel's XInsn array into a flat EmuInsn array once, at
+ * load: register numbers become register-file rows (RZ reads a zero row pair and writes
+ * a sink row pair, so handlers never test for it), gaddr becomes a 64-bit mov of the
+ * symbol's absolute address, and each plain instruction gets the handler specialised for
+ * its opcode, type and immediate form. Control instructions (bra, brc, exit, bar, trap)
+ * are executed by the warp loop in launch.c.
+ *
+ * Registers are stored lane-contiguous: row r of a warp is uint32_t[32], lane l's copy of
+ * register r is r[row][l]. A 64-bit value lives in rows (row, row+1), low word first.
+ *
+ * The DSL (exec_alu.c, exec_mem.c): a handler is `int fn(EXEC_ARGS)`; LANES { ... } runs
+ * its body once per active lane with `l` the lane number; R32(row) is lane l's 32-bit
+ * register, r64/w64 read and write pairs. A handler returns 0, or EXEC_FAULT after
+ * emu_exec_fault() described the problem.
+ */
+#ifndef EMU_EXEC_H
+#define EMU_EXEC_H
+
+#include <stdint.h>
+#include "xgpu/emu.h"
+#include "func/memory.h"
+
+typedef struct EmuExec EmuExec;
+typedef struct EmuWarp EmuWarp;
+typedef struct EmuInsn EmuInsn;
+
+#define EXEC_ARGS EmuExec *x, EmuWarp *w, const EmuInsn *in, uint32_t mask
+typedef int (*EmuExecFn)(EXEC_ARGS);
+
+enum { EXEC_NEXT = 0, EXEC_FAULT = 1 };
+
+/* What the warp loop does with an instruction. */
+typedef enum EmuKind {
+    EK_PLAIN, /* call fn, go to pc + 1 */
+    EK_BRA,   /* unconditional branch */
+    EK_BRC,   /* conditional branch, may diverge */
+    EK_EXIT,  /* active lanes finish */
+    EK_BAR,   /* block-wide barrier */
+    EK_TRAP,  /* launch failure */
+} EmuKind;
+
+struct EmuInsn {
+    EmuExecFn fn;       /* EK_PLAIN handler */
+    uint16_t d, s0, s1, s2; /* register rows (RZ mapped, see file comment) */
+    uint8_t kind;       /* EmuKind */
+    uint8_t op, type, type2, mod, flags;
+    int64_t imm;
+    uint32_t target, reconv;
+};
+
+/* One kernel, decoded. */
+typedef struct EmuKernelCode {
+    EmuInsn *code;
+    uint32_t count;
+    uint32_t nrows; /* register-file rows per warp, zero and sink rows included */
+} EmuKernelCode;
+
+/* One SIMT stack entry: lanes `mask` run from pc until pc == rpc. */
+typedef struct EmuSimt {
+    uint32_t pc, rpc, mask;
+} EmuSimt;
+
+typedef enum EmuWarpState { EW_RUN, EW_BARRIER, EW_DONE } EmuWarpState;
+
+struct EmuWarp {
+    uint32_t (*r)[32];  /* nrows rows */
+    EmuSimt *stack;
+    uint32_t depth, cap;
+    uint32_t id;        /* warp within the CTA */
+    uint32_t state;     /* EmuWarpState */
+    uint32_t bar_id;    /* barrier waited at (EW_BARRIER) */
+    uint64_t clock;     /* instructions this warp executed (functional clock) */
+};
+
+/* Everything a handler may touch during a launch. */
+struct EmuExec {
+    EmuMem *mem;
+    const EmuInsn *code;
+    uint32_t code_count;
+    const uint8_t *param;
+    uint64_t param_size;
+    uint8_t *shared;
+    uint64_t shared_size;
+    uint8_t *local;       /* nthreads * local_size bytes */
+    uint64_t local_size;  /* per thread */
+    EmuDim3 grid, block, ctaid;
+    uint32_t nwarps, sm_count;
+    uint64_t winsns, tinsns, budget;
+    /* last global allocation hit (valid for the whole launch: nothing is freed during one) */
+    uint64_t gbase, gsize;
+    uint8_t *ghost;
+    /* fault being reported */
+    EmuStatus fstatus;
+    uint32_t flane;
+    uint64_t faddr;
+    char fmsg[200];
+};
+
+int emu_exec_fault(EmuExec *x, EmuStatus s, unsigned lane, uint64_t addr, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+/* SIMT stack (exec_ctrl.c). The top entry is the running one; its pc is the warp's pc. */
+int emu_simt_push(EmuWarp *w, uint32_t pc, uint32_t rpc, uint32_t mask);
+/* Executes brc at the top entry's pc. Returns 0, or -1 when the stack cannot grow. */
+int emu_simt_brc(EmuWarp *w, const EmuInsn *in);
+/* Removes `lanes` from every entry (exit). */
+void emu_simt_exit(EmuWarp *w, uint32_t lanes);
+/* Pops entries that are empty or have reached their reconvergence pc. */
+void emu_simt_settle(EmuWarp *w);
+
+#define EMU_BARRIERS 16 /* barrier ids 0..15 */
+
+/* --- the DSL -------------------------------------------------------------------------- */
+
+#define LANES                                                                          \
+    for (uint32_t m_ = mask; m_; m_ &= m_ - 1)                                         \
+        for (unsigned l = (unsigned)__builtin_ctz(m_), once_ = 1; once_; once_ = 0)
+#define R32(row) (w->r[(row)][l])
+
+static inline uint64_t r64(const EmuWarp *w, unsigned row, unsigned l)
+{
+    return w->r[row][l] | (uint64_t)w->r[row + 1][l] << 32;
+}
+
+static inline void w64(EmuWarp *w, unsigned row, unsigned l, uint64_t v)
+{
+    w->r[row][l] = (uint32_t)v;
+    w->r[row + 1][l] = (uint32_t)(v >> 32);
+}
+
+/* Handler selection, one function per opcode, generated from isa.def: fills o->fn (and
+ * o->kind) for the instruction's type and form; -1 when the combination is not valid. */
+#define XOP(name, unit, ndst, nsrc, flags, desc) int emu_pick_##name(const XInsn *xi, EmuInsn *o);
+#include "xgpu/isa.def"
+
+#endif

@@ -1,0 +1,108 @@
+/*
+ * exec_ctrl.c - control flow: the per-warp IPDOM reconvergence (SIMT) stack, and the
+ * decoding of bra, brc, exit, bar and trap (which the warp loop in launch.c executes).
+ *
+ * Stack model. Each entry is (pc, rpc, mask): lanes `mask` run from pc until pc reaches
+ * rpc, then the entry is popped and the entry below resumes. The bottom entry has rpc =
+ * UINT32_MAX (never reached). A divergent brc turns the running entry into the
+ * reconvergence entry (its pc becomes the branch's reconv pc, its rpc and mask stay) and
+ * pushes the taken path, then the fall-through path: THE FALL-THROUGH PATH RUNS FIRST.
+ * When the running entry already reconverges at the branch's reconv pc (a loop's exit
+ * branch, an else-if chain), it is replaced by the two paths instead, which keeps the
+ * stack bounded by the nesting depth. A reconv pc equal to the kernel's length is never
+ * reached: such paths only meet at exit. exit removes the lanes from every entry; empty
+ * entries are popped; the warp is finished when the stack is empty.
+ *
+ * brc with XF_UNIFORM never splits the warp: all active lanes follow the decision of the
+ * lowest active lane (as hardware with a uniform predicate would). Without the flag a
+ * branch on which all active lanes agree does not push either.
+ */
+#include <stdlib.h>
+#include "func/exec.h"
+
+#define SIMT_MAX_DEPTH (1u << 20)
+
+int emu_simt_push(EmuWarp *w, uint32_t pc, uint32_t rpc, uint32_t mask)
+{
+    if (w->depth == w->cap) {
+        uint32_t cap = w->cap ? w->cap * 2 : 16;
+        if (cap > SIMT_MAX_DEPTH)
+            return -1;
+        EmuSimt *s = realloc(w->stack, cap * sizeof *s);
+        if (!s)
+            return -1;
+        w->stack = s;
+        w->cap = cap;
+    }
+    w->stack[w->depth++] = (EmuSimt){pc, rpc, mask};
+    return 0;
+}
+
+void emu_simt_settle(EmuWarp *w)
+{
+    while (w->depth) {
+        const EmuSimt *t = &w->stack[w->depth - 1];
+        if (t->mask && t->pc != t->rpc)
+            break;
+        w->depth--;
+    }
+}
+
+void emu_simt_exit(EmuWarp *w, uint32_t lanes)
+{
+    for (uint32_t i = 0; i < w->depth; i++)
+        w->stack[i].mask &= ~lanes;
+    emu_simt_settle(w);
+}
+
+int emu_simt_brc(EmuWarp *w, const EmuInsn *in)
+{
+    EmuSimt *top = &w->stack[w->depth - 1];
+    uint32_t mask = top->mask, pc = top->pc, taken = 0;
+    const uint32_t *cond = w->r[in->s0];
+    const uint32_t want = (in->flags & XF_NEG) ? 0 : 1;
+    for (uint32_t m = mask; m; m &= m - 1) {
+        unsigned l = (unsigned)__builtin_ctz(m);
+        taken |= (uint32_t)((cond[l] != 0) == want) << l;
+    }
+    if (in->flags & XF_UNIFORM)
+        taken = (taken & (mask & -mask)) ? mask : 0;
+    if (taken == 0 || taken == mask) {
+        top->pc = taken ? in->target : pc + 1;
+        emu_simt_settle(w);
+        return 0;
+    }
+    uint32_t fall = mask & ~taken;
+    if (top->rpc == in->reconv) {
+        *top = (EmuSimt){in->target, in->reconv, taken};
+    } else {
+        top->pc = in->reconv;
+        if (emu_simt_push(w, in->target, in->reconv, taken))
+            return -1;
+    }
+    if (emu_simt_push(w, pc + 1, in->reconv, fall))
+        return -1;
+    emu_simt_settle(w);
+    return 0;
+}
+
+/* --- decoding of control instructions ------------------------------------------------- */
+
+static int pick_kind(EmuInsn *o, EmuKind k)
+{
+    o->fn = NULL;
+    o->kind = (uint8_t)k;
+    return 0;
+}
+
+int emu_pick_bra(const XInsn *xi, EmuInsn *o) { (void)xi; return pick_kind(o, EK_BRA); }
+int emu_pick_brc(const XInsn *xi, EmuInsn *o) { (void)xi; return pick_kind(o, EK_BRC); }
+int emu_pick_exit(const XInsn *xi, EmuInsn *o) { (void)xi; return pick_kind(o, EK_EXIT); }
+int emu_pick_trap(const XInsn *xi, EmuInsn *o) { (void)xi; return pick_kind(o, EK_TRAP); }
+
+int emu_pick_bar(const XInsn *xi, EmuInsn *o)
+{
+    if (xi->imm < 0 || xi->imm >= EMU_BARRIERS)
+        return -1;
+    return pick_kind(o, EK_BAR);
+}

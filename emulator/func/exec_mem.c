@@ -1,0 +1,173 @@
+/*
+ * exec_mem.c - semantics of ld, st, membar and nop, and the per-access memory check.
+ *
+ * An address is the 64-bit register pair s0 (RZ reads 0) plus imm. Generic addresses are
+ * classified by window (shared, local, param, otherwise global); const addresses are
+ * global device addresses that may not be stored to. Every access is checked before it
+ * happens: alignment (the address must be a multiple of the access size), then bounds
+ * (a live allocation, the CTA's shared bytes, the thread's local bytes, the parameter
+ * buffer), then permission (no stores to param or const). The first failing lane, in
+ * lane order, stops the instruction with a fault; lanes before it have completed.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "func/exec.h"
+
+#define AI static inline __attribute__((always_inline))
+
+static const char *const access_names[2] = {"load", "store"};
+
+static int fault_window(EmuExec *x, unsigned lane, uint64_t orig, uint64_t a, unsigned size,
+                        int store, const char *space, uint64_t limit)
+{
+    return emu_exec_fault(x, EMU_ERR_ILLEGAL_ADDRESS, lane, orig,
+                          "%s %s of %u bytes at offset 0x%llx outside the %llu-byte %s window",
+                          space, access_names[store], size, (unsigned long long)a,
+                          (unsigned long long)limit, space);
+}
+
+/* Slow path of a global access: refill the cache or explain the fault. */
+static uint8_t *global_miss(EmuExec *x, uint64_t a, unsigned size, int store, unsigned lane)
+{
+    const EmuAlloc *al = emu_mem_find(x->mem, a, size);
+    if (al) {
+        x->gbase = al->base;
+        x->gsize = al->size;
+        x->ghost = al->host;
+        return al->host + (a - al->base);
+    }
+    char why[120];
+    emu_mem_explain(x->mem, a, size, why, sizeof why);
+    emu_exec_fault(x, EMU_ERR_ILLEGAL_ADDRESS, lane, a, "%s of %u bytes at 0x%llx %s",
+                   access_names[store], size, (unsigned long long)a, why);
+    return NULL;
+}
+
+/* Host pointer for one lane's access, or NULL after reporting the fault. */
+AI uint8_t *mem_at(EmuExec *x, const EmuWarp *w, unsigned space, uint64_t a, unsigned size,
+                   int store, unsigned lane)
+{
+    if (a & (size - 1)) {
+        emu_exec_fault(x, EMU_ERR_MISALIGNED, lane, a, "misaligned %s of %u bytes at 0x%llx",
+                       access_names[store], size, (unsigned long long)a);
+        return NULL;
+    }
+    const uint64_t orig = a; /* reported: the address as the program formed it */
+    if (space == XS_GENERIC) {
+        if (a - XGPU_SHARED_BASE < XGPU_WINDOW_SIZE)
+            space = XS_SHARED, a -= XGPU_SHARED_BASE;
+        else if (a - XGPU_LOCAL_BASE < XGPU_WINDOW_SIZE)
+            space = XS_LOCAL, a -= XGPU_LOCAL_BASE;
+        else if (a - XGPU_PARAM_BASE < XGPU_WINDOW_SIZE)
+            space = XS_PARAM, a -= XGPU_PARAM_BASE;
+        else
+            space = XS_GLOBAL;
+    }
+    switch (space) {
+    case XS_SHARED:
+        if (a >= x->shared_size || size > x->shared_size - a)
+            return fault_window(x, lane, orig, a, size, store, "shared", x->shared_size), NULL;
+        return x->shared + a;
+    case XS_LOCAL:
+        if (a >= x->local_size || size > x->local_size - a)
+            return fault_window(x, lane, orig, a, size, store, "local", x->local_size), NULL;
+        return x->local + (uint64_t)(w->id * XGPU_WARP_SIZE + lane) * x->local_size + a;
+    case XS_PARAM:
+        if (store) {
+            emu_exec_fault(x, EMU_ERR_ILLEGAL_ADDRESS, lane, orig,
+                           "store of %u bytes to read-only param space at offset 0x%llx", size,
+                           (unsigned long long)a);
+            return NULL;
+        }
+        if (a >= x->param_size || size > x->param_size - a)
+            return fault_window(x, lane, orig, a, size, store, "param", x->param_size), NULL;
+        return (uint8_t *)x->param + a;
+    case XS_CONST:
+        if (store) {
+            emu_exec_fault(x, EMU_ERR_ILLEGAL_ADDRESS, lane, a,
+                           "store of %u bytes to read-only const space at 0x%llx", size,
+                           (unsigned long long)a);
+            return NULL;
+        }
+        /* const data is global memory */
+        /* fall through */
+    default:
+        if (a - x->gbase < x->gsize && x->gsize - (a - x->gbase) >= size)
+            return x->ghost + (a - x->gbase);
+        return global_miss(x, a, size, store, lane);
+    }
+}
+
+/* --- handlers ---------------------------------------------------------------------------- */
+
+#define LDOP(sfx, N, CT, STORE_RESULT)                                                      \
+    static int ld_##sfx(EXEC_ARGS) {                                                       \
+        LANES {                                                                             \
+            uint8_t *p = mem_at(x, w, in->mod, r64(w, in->s0, l) + (uint64_t)in->imm, N, 0, l); \
+            if (!p) return EXEC_FAULT;                                                      \
+            CT v; memcpy(&v, p, N); STORE_RESULT;                                           \
+        }                                                                                   \
+        return EXEC_NEXT; }
+LDOP(u8, 1, uint8_t, R32(in->d) = v)
+LDOP(s8, 1, int8_t, R32(in->d) = (uint32_t)(int32_t)v)
+LDOP(u16, 2, uint16_t, R32(in->d) = v)
+LDOP(s16, 2, int16_t, R32(in->d) = (uint32_t)(int32_t)v)
+LDOP(b32, 4, uint32_t, R32(in->d) = v)
+LDOP(b64, 8, uint64_t, w64(w, in->d, l, v))
+
+#define STOP(sfx, N, CT, VALUE)                                                             \
+    static int st_##sfx(EXEC_ARGS) {                                                       \
+        LANES {                                                                             \
+            uint8_t *p = mem_at(x, w, in->mod, r64(w, in->s0, l) + (uint64_t)in->imm, N, 1, l); \
+            if (!p) return EXEC_FAULT;                                                      \
+            CT v = (CT)(VALUE); memcpy(p, &v, N);                                           \
+        }                                                                                   \
+        return EXEC_NEXT; }
+STOP(b8, 1, uint8_t, R32(in->s1))
+STOP(b16, 2, uint16_t, R32(in->s1))
+STOP(b32, 4, uint32_t, R32(in->s1))
+STOP(b64, 8, uint64_t, r64(w, in->s1, l))
+
+static const EmuExecFn ld_tab[XT_COUNT] = {
+    [XT_U8] = ld_u8, [XT_S8] = ld_s8, [XT_U16] = ld_u16, [XT_S16] = ld_s16,
+    [XT_U32] = ld_b32, [XT_S32] = ld_b32, [XT_F32] = ld_b32,
+    [XT_U64] = ld_b64, [XT_S64] = ld_b64, [XT_F64] = ld_b64};
+static const EmuExecFn st_tab[XT_COUNT] = {
+    [XT_U8] = st_b8, [XT_S8] = st_b8, [XT_U16] = st_b16, [XT_S16] = st_b16,
+    [XT_U32] = st_b32, [XT_S32] = st_b32, [XT_F32] = st_b32,
+    [XT_U64] = st_b64, [XT_S64] = st_b64, [XT_F64] = st_b64};
+
+/* The immediate of a memory instruction is its offset, whatever XF_IMM says. */
+static int pick_mem(const EmuExecFn *tab, const XInsn *xi, EmuInsn *o)
+{
+    if (xi->type >= XT_COUNT || xi->mod >= XS_COUNT || !tab[xi->type])
+        return -1;
+    o->fn = tab[xi->type];
+    o->kind = EK_PLAIN;
+    return 0;
+}
+
+int emu_pick_ld(const XInsn *xi, EmuInsn *o) { return pick_mem(ld_tab, xi, o); }
+int emu_pick_st(const XInsn *xi, EmuInsn *o) { return pick_mem(st_tab, xi, o); }
+
+/* Functional mode executes in order: a fence has nothing to wait for. */
+static int nop_run(EXEC_ARGS)
+{
+    (void)x, (void)w, (void)in, (void)mask;
+    return EXEC_NEXT;
+}
+
+int emu_pick_nop(const XInsn *xi, EmuInsn *o)
+{
+    (void)xi;
+    o->fn = nop_run;
+    o->kind = EK_PLAIN;
+    return 0;
+}
+
+int emu_pick_membar(const XInsn *xi, EmuInsn *o)
+{
+    if (xi->mod >= XSCOPE_COUNT)
+        return -1;
+    return emu_pick_nop(xi, o);
+}

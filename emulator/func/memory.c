@@ -1,0 +1,210 @@
+/*
+ * memory.c - the device memory allocator and the host-side copy API of emu.h.
+ *
+ * See memory.h for the model. Every copy checks both ends against the live table; a
+ * range must lie inside one allocation. Nothing here trusts a device address.
+ */
+#include "func/memory.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "device.h"
+
+void emu_mem_init(EmuMem *m, uint64_t capacity)
+{
+    memset(m, 0, sizeof *m);
+    m->next = XGPU_GLOBAL_BASE;
+    m->capacity = capacity;
+}
+
+void emu_mem_fini(EmuMem *m)
+{
+    for (size_t i = 0; i < m->nlive; i++)
+        free(m->live[i].host);
+    free(m->live);
+    memset(m, 0, sizeof *m);
+}
+
+EmuStatus emu_mem_alloc(EmuMem *m, uint64_t bytes, uint64_t *addr)
+{
+    if (bytes > m->capacity - m->used)
+        return EMU_ERR_OUT_OF_MEMORY;
+    if (bytes > XGPU_PARAM_BASE - m->next - EMU_ALLOC_GAP - EMU_ALLOC_ALIGN)
+        return EMU_ERR_OUT_OF_MEMORY; /* global window exhausted (never reused) */
+    if (m->nlive == m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 64;
+        EmuAlloc *p = realloc(m->live, cap * sizeof *p);
+        if (!p)
+            return EMU_ERR_OUT_OF_MEMORY;
+        m->live = p;
+        m->cap = cap;
+    }
+    uint8_t *host = calloc(1, bytes ? bytes : 1);
+    if (!host)
+        return EMU_ERR_OUT_OF_MEMORY;
+    EmuAlloc *a = &m->live[m->nlive++];
+    a->base = m->next;
+    a->size = bytes;
+    a->host = host;
+    uint64_t end = a->base + bytes + EMU_ALLOC_GAP;
+    m->next = (end + EMU_ALLOC_ALIGN - 1) & ~(uint64_t)(EMU_ALLOC_ALIGN - 1);
+    m->used += bytes;
+    *addr = a->base;
+    return EMU_OK;
+}
+
+/* Index of the live allocation containing addr, or -1 (binary search). */
+static long mem_index(const EmuMem *m, uint64_t addr)
+{
+    size_t lo = 0, hi = m->nlive;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const EmuAlloc *a = &m->live[mid];
+        if (addr < a->base)
+            hi = mid;
+        else if (addr - a->base >= a->size && !(a->size == 0 && addr == a->base))
+            lo = mid + 1;
+        else
+            return (long)mid;
+    }
+    return -1;
+}
+
+EmuStatus emu_mem_release(EmuMem *m, uint64_t addr)
+{
+    long i = mem_index(m, addr);
+    if (i < 0 || m->live[i].base != addr)
+        return EMU_ERR_INVALID_VALUE;
+    EmuAlloc a = m->live[i];
+    free(a.host);
+    memmove(&m->live[i], &m->live[i + 1], (m->nlive - (size_t)i - 1) * sizeof a);
+    m->nlive--;
+    m->last = 0;
+    m->used -= a.size;
+    m->freed[m->nfreed++ % EMU_FREED_KEEP] = (EmuRange){a.base, a.size};
+    return EMU_OK;
+}
+
+const EmuAlloc *emu_mem_find(EmuMem *m, uint64_t addr, uint64_t bytes)
+{
+    const EmuAlloc *a = m->last < m->nlive ? &m->live[m->last] : NULL;
+    if (!a || addr < a->base || addr - a->base >= a->size) {
+        long i = mem_index(m, addr);
+        if (i < 0)
+            return NULL;
+        m->last = (size_t)i;
+        a = &m->live[i];
+    }
+    if (bytes > a->size - (addr - a->base))
+        return NULL;
+    return a;
+}
+
+void emu_mem_explain(const EmuMem *m, uint64_t addr, uint64_t bytes, char *buf, size_t n)
+{
+    long i = mem_index(m, addr);
+    if (i >= 0) {
+        const EmuAlloc *a = &m->live[i];
+        snprintf(buf, n, "runs past the end of allocation [0x%llx, +%llu)",
+                 (unsigned long long)a->base, (unsigned long long)a->size);
+        return;
+    }
+    size_t kept = m->nfreed < EMU_FREED_KEEP ? m->nfreed : EMU_FREED_KEEP;
+    for (size_t k = 0; k < kept; k++) {
+        const EmuRange *r = &m->freed[(m->nfreed - 1 - k) % EMU_FREED_KEEP];
+        if (addr >= r->base && addr - r->base < (r->size ? r->size : 1)) {
+            snprintf(buf, n, "in freed allocation [0x%llx, +%llu)",
+                     (unsigned long long)r->base, (unsigned long long)r->size);
+            return;
+        }
+    }
+    (void)bytes;
+    snprintf(buf, n, "outside any allocation");
+}
+
+/* --- emu.h memory API --------------------------------------------------------------- */
+
+EmuStatus emu_malloc(EmuDevice *d, uint64_t bytes, uint64_t *addr)
+{
+    if (!d || !addr)
+        return EMU_ERR_INVALID_VALUE;
+    return emu_mem_alloc(&d->mem, bytes, addr);
+}
+
+EmuStatus emu_free(EmuDevice *d, uint64_t addr)
+{
+    if (!d)
+        return EMU_ERR_INVALID_VALUE;
+    if (addr == 0)
+        return EMU_OK; /* like free(NULL) */
+    return emu_mem_release(&d->mem, addr);
+}
+
+/* Host pointer for a whole device range, or NULL. */
+static uint8_t *mem_host(EmuDevice *d, uint64_t addr, uint64_t bytes)
+{
+    const EmuAlloc *a = emu_mem_find(&d->mem, addr, bytes);
+    return a ? a->host + (addr - a->base) : NULL;
+}
+
+EmuStatus emu_copy_to_device(EmuDevice *d, uint64_t dst, const void *src, uint64_t bytes)
+{
+    if (!d || (!src && bytes))
+        return EMU_ERR_INVALID_VALUE;
+    if (!bytes)
+        return EMU_OK;
+    uint8_t *p = mem_host(d, dst, bytes);
+    if (!p)
+        return EMU_ERR_INVALID_VALUE;
+    memcpy(p, src, bytes);
+    return EMU_OK;
+}
+
+EmuStatus emu_copy_from_device(EmuDevice *d, void *dst, uint64_t src, uint64_t bytes)
+{
+    if (!d || (!dst && bytes))
+        return EMU_ERR_INVALID_VALUE;
+    if (!bytes)
+        return EMU_OK;
+    uint8_t *p = mem_host(d, src, bytes);
+    if (!p)
+        return EMU_ERR_INVALID_VALUE;
+    memcpy(dst, p, bytes);
+    return EMU_OK;
+}
+
+EmuStatus emu_copy_device(EmuDevice *d, uint64_t dst, uint64_t src, uint64_t bytes)
+{
+    if (!d)
+        return EMU_ERR_INVALID_VALUE;
+    if (!bytes)
+        return EMU_OK;
+    uint8_t *s = mem_host(d, src, bytes);
+    uint8_t *t = mem_host(d, dst, bytes);
+    if (!s || !t)
+        return EMU_ERR_INVALID_VALUE;
+    memmove(t, s, bytes);
+    return EMU_OK;
+}
+
+EmuStatus emu_memset(EmuDevice *d, uint64_t dst, int value, uint64_t bytes)
+{
+    if (!d)
+        return EMU_ERR_INVALID_VALUE;
+    if (!bytes)
+        return EMU_OK;
+    uint8_t *p = mem_host(d, dst, bytes);
+    if (!p)
+        return EMU_ERR_INVALID_VALUE;
+    memset(p, value, bytes);
+    return EMU_OK;
+}
+
+void emu_mem_info(const EmuDevice *d, uint64_t *used, uint64_t *total)
+{
+    if (used)
+        *used = d ? d->mem.used : 0;
+    if (total)
+        *total = d ? d->mem.capacity : 0;
+}

@@ -1,0 +1,52 @@
+/*
+ * memory.h - device memory: the table of live global allocations and the record of
+ * freed ones.
+ *
+ * Allocations are carved upward from XGPU_GLOBAL_BASE, 256-byte aligned, with a 256-byte
+ * unmapped gap after each one so that running off the end faults instead of landing in a
+ * neighbour. Addresses are never reused, so a stale pointer can always be recognised:
+ * the last EMU_FREED_KEEP freed ranges are remembered to name them in fault messages.
+ * Each allocation has its own zero-filled host block. The live table is sorted by base
+ * (allocation order is address order); lookups cache the last hit.
+ */
+#ifndef EMU_MEMORY_H
+#define EMU_MEMORY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "xgpu/emu.h"
+
+#define EMU_FREED_KEEP 256
+#define EMU_ALLOC_ALIGN 256u
+#define EMU_ALLOC_GAP 256u
+
+typedef struct EmuAlloc {
+    uint64_t base, size;
+    uint8_t *host;
+} EmuAlloc;
+
+typedef struct EmuRange {
+    uint64_t base, size;
+} EmuRange;
+
+typedef struct EmuMem {
+    EmuAlloc *live; /* sorted by base */
+    size_t nlive, cap;
+    size_t last;    /* index of the last hit */
+    EmuRange freed[EMU_FREED_KEEP]; /* ring */
+    size_t nfreed;  /* total ever freed */
+    uint64_t next;  /* next base to hand out */
+    uint64_t used, capacity;
+} EmuMem;
+
+void emu_mem_init(EmuMem *m, uint64_t capacity);
+void emu_mem_fini(EmuMem *m);
+EmuStatus emu_mem_alloc(EmuMem *m, uint64_t bytes, uint64_t *addr);
+EmuStatus emu_mem_release(EmuMem *m, uint64_t addr);
+/* The live allocation holding all of [addr, addr+bytes), or NULL. */
+const EmuAlloc *emu_mem_find(EmuMem *m, uint64_t addr, uint64_t bytes);
+/* Why [addr, addr+bytes) is not accessible: "outside any allocation", "in freed
+ * allocation [...]" or "past the end of allocation [...]". */
+void emu_mem_explain(const EmuMem *m, uint64_t addr, uint64_t bytes, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,129 @@
+/*
+ * cuda_runtime.h - what a CUDA program includes to build with xgpu-cc.
+ *
+ * Works in both of clang's CUDA compilations (-x cuda -nocudainc -nocudalib; host with
+ * __CUDA__, device with __CUDA_ARCH__ as well) and from plain C/C++. It brings in the
+ * qualifiers (host_defines.h), the vector types and dim3, the runtime API with CUDA's
+ * C++ conveniences (symbol and kernel templates), the built-in variables, and a small
+ * set of device functions: __syncthreads (a clang builtin), memory fences, clock
+ * counters and min/max overloads. Device math functions are not provided yet.
+ */
+#ifndef XGPU_CUDA_RUNTIME_H
+#define XGPU_CUDA_RUNTIME_H
+
+#include "host_defines.h"
+#include "vector_types.h"
+#include "driver_types.h"
+#include "cuda_runtime_api.h"
+#include "device_launch_parameters.h"
+
+#if defined(__CUDA__) && defined(__cplusplus)
+/* Host malloc/free, and their device-side declarations, which clang's <new> wrapper (used
+ * by the C++ standard headers in CUDA mode) calls from its device operator new. Device
+ * printf: clang rewrites calls into vprintf(format, packed arguments). */
+#include <stdlib.h>
+extern "C" {
+__device__ int vprintf(const char *format, const char *args);
+__device__ int printf(const char *format, ...);
+__device__ void *malloc(size_t size) __attribute__((nothrow)) __attribute__((malloc));
+__device__ void free(void *ptr) __attribute__((nothrow));
+}
+#endif
+
+#if defined(__cplusplus)
+
+/* Symbols may be named by the variable itself, as with CUDA. */
+template <class T>
+static __inline__ cudaError_t cudaMemcpyToSymbol(const T &symbol, const void *src,
+                                                 size_t count, size_t offset = 0,
+                                                 enum cudaMemcpyKind kind = cudaMemcpyHostToDevice)
+{
+    return ::cudaMemcpyToSymbol((const void *)&symbol, src, count, offset, kind);
+}
+
+template <class T>
+static __inline__ cudaError_t cudaMemcpyFromSymbol(
+    void *dst, const T &symbol, size_t count, size_t offset = 0,
+    enum cudaMemcpyKind kind = cudaMemcpyDeviceToHost)
+{
+    return ::cudaMemcpyFromSymbol(dst, (const void *)&symbol, count, offset, kind);
+}
+
+template <class T>
+static __inline__ cudaError_t cudaGetSymbolAddress(void **devPtr, const T &symbol)
+{
+    return ::cudaGetSymbolAddress(devPtr, (const void *)&symbol);
+}
+
+template <class T>
+static __inline__ cudaError_t cudaGetSymbolSize(size_t *size, const T &symbol)
+{
+    return ::cudaGetSymbolSize(size, (const void *)&symbol);
+}
+
+/* Typed device allocation: cudaMalloc(&float_ptr, bytes). */
+template <class T>
+static __inline__ cudaError_t cudaMalloc(T **devPtr, size_t size)
+{
+    return ::cudaMalloc((void **)(void *)devPtr, size);
+}
+
+template <class T>
+static __inline__ cudaError_t cudaMallocHost(T **ptr, size_t size)
+{
+    return ::cudaMallocHost((void **)(void *)ptr, size);
+}
+
+/* Kernels named by their function. */
+template <class T>
+static __inline__ cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, T *entry)
+{
+    return ::cudaFuncGetAttributes(attr, (const void *)entry);
+}
+
+template <class T>
+static __inline__ cudaError_t cudaFuncSetCacheConfig(T *entry, enum cudaFuncCache config)
+{
+    return ::cudaFuncSetCacheConfig((const void *)entry, config);
+}
+
+template <class T>
+static __inline__ cudaError_t cudaLaunchKernel(T *func, dim3 gridDim, dim3 blockDim, void **args,
+                                               size_t sharedMem = 0, cudaStream_t stream = 0)
+{
+    return ::cudaLaunchKernel((const void *)func, gridDim, blockDim, args, sharedMem, stream);
+}
+
+/* min/max for the integer and floating types, on host and device. */
+#define XGPU_MINMAX(R, A, B)                                                               \
+    static __inline__ __host__ __device__ R min(A a, B b) { return (R)a < (R)b ? (R)a : (R)b; } \
+    static __inline__ __host__ __device__ R max(A a, B b) { return (R)a > (R)b ? (R)a : (R)b; }
+XGPU_MINMAX(int, int, int)
+XGPU_MINMAX(unsigned int, unsigned int, unsigned int)
+XGPU_MINMAX(unsigned int, int, unsigned int)
+XGPU_MINMAX(unsigned int, unsigned int, int)
+XGPU_MINMAX(long, long, long)
+XGPU_MINMAX(unsigned long, unsigned long, unsigned long)
+XGPU_MINMAX(long long, long long, long long)
+XGPU_MINMAX(unsigned long long, unsigned long long, unsigned long long)
+XGPU_MINMAX(unsigned long long, long long, unsigned long long)
+XGPU_MINMAX(unsigned long long, unsigned long long, long long)
+XGPU_MINMAX(float, float, float)
+XGPU_MINMAX(double, double, double)
+XGPU_MINMAX(double, float, double)
+XGPU_MINMAX(double, double, float)
+#undef XGPU_MINMAX
+
+#endif /* __cplusplus */
+
+#if defined(__CUDA__)
+/* __syncthreads() is a clang builtin for NVPTX (barrier 0); these are the fences and
+ * counters CUDA defines around it. */
+static __inline__ __device__ void __threadfence_block(void) { __nvvm_membar_cta(); }
+static __inline__ __device__ void __threadfence(void) { __nvvm_membar_gl(); }
+static __inline__ __device__ void __threadfence_system(void) { __nvvm_membar_sys(); }
+static __inline__ __device__ long clock(void) { return (long)__nvvm_read_ptx_sreg_clock(); }
+static __inline__ __device__ long long clock64(void) { return __nvvm_read_ptx_sreg_clock64(); }
+#endif
+
+#endif

@@ -1,0 +1,417 @@
+/*
+ * isa.c - the instruction set's tables, operand widths, validation and text formatting.
+ *
+ * Everything opcode-dependent is generated from include/xgpu/isa.def; the per-opcode
+ * rules that the table cannot express (which operands are 64-bit, which fields an
+ * opcode uses) live in small switch statements here, once, so the assembler, the gpubin
+ * reader, the emulator and the register allocator agree on them.
+ *
+ * Invariants checked by xisa_validate (the reader relies on them, the emulator may):
+ *   - op, type, type2, mod and flags are in range and meaningful for the opcode;
+ *   - unused register slots are RZ, pad is zero, unused imm/target/reconv are zero;
+ *   - a 64-bit operand names an even register (or RZ);
+ *   - branch targets are < ncode and reconvergence points <= ncode.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "xgpu/isa.h"
+
+const XOpInfo xisa_ops[XOP_COUNT] = {
+#define XOP(name, unit, ndst, nsrc, flags, desc) {#name, XU_##unit, ndst, nsrc, flags, desc},
+#include "xgpu/isa.def"
+};
+
+const char *const xisa_type_names[XT_COUNT] = {
+    "", "u8", "s8", "u16", "s16", "u32", "s32", "u64", "s64", "f32", "f64",
+};
+
+const char *const xisa_cmp_names[XCMP_COUNT] = {
+    "eq", "ne", "lt", "le", "gt", "ge", "neu", "ltu", "leu", "gtu", "geu", "equ", "num", "nan",
+};
+
+const char *const xisa_space_names[XS_COUNT] = {
+    "generic", "global", "shared", "local", "const", "param",
+};
+
+const char *const xisa_sreg_names[XSR_COUNT] = {
+    "tid.x",    "tid.y",    "tid.z",   "ntid.x",  "ntid.y",  "ntid.z",  "ctaid.x",
+    "ctaid.y",  "ctaid.z",  "nctaid.x", "nctaid.y", "nctaid.z", "laneid", "warpid",
+    "nwarpid",  "smid",     "nsmid",   "clock",   "clock64",
+};
+
+const char *const xisa_scope_names[XSCOPE_COUNT] = {"cta", "gl", "sys"};
+
+/* Type properties, indexed by XType: size in bytes, float, signed. */
+static const struct {
+    uint8_t size, is_float, is_signed;
+} type_props[XT_COUNT] = {
+    [XT_NONE] = {0, 0, 0}, [XT_U8] = {1, 0, 0},  [XT_S8] = {1, 0, 1},
+    [XT_U16] = {2, 0, 0},  [XT_S16] = {2, 0, 1}, [XT_U32] = {4, 0, 0},
+    [XT_S32] = {4, 0, 1},  [XT_U64] = {8, 0, 0}, [XT_S64] = {8, 0, 1},
+    [XT_F32] = {4, 1, 1},  [XT_F64] = {8, 1, 1},
+};
+
+unsigned xisa_type_size(XType t) { return t < XT_COUNT ? type_props[t].size : 0; }
+int xisa_type_is_float(XType t) { return t < XT_COUNT && type_props[t].is_float; }
+int xisa_type_is_signed(XType t) { return t < XT_COUNT && type_props[t].is_signed; }
+unsigned xisa_type_regs(XType t) { return xisa_type_size(t) == 8 ? 2 : 1; }
+
+XUnit xisa_insn_unit(const XInsn *in, int *is_f64)
+{
+    XUnit u = in->op < XOP_COUNT ? (XUnit)xisa_ops[in->op].unit : XU_CTRL;
+    if (is_f64)
+        *is_f64 = (u == XU_FP || u == XU_SFU) && in->type == XT_F64;
+    return u;
+}
+
+/* ---- operand widths ---------------------------------------------------------------- */
+
+static unsigned dst_regs(const XInsn *in)
+{
+    switch (in->op) {
+    case XOP_set: case XOP_popc: case XOP_clz: return 1;
+    case XOP_cvta: case XOP_gaddr: return 2;
+    case XOP_s2r: return in->mod == XSR_CLOCK64 ? 2 : 1;
+    default: return xisa_type_regs((XType)in->type);
+    }
+}
+
+static unsigned src_regs(const XInsn *in, unsigned i)
+{
+    switch (in->op) {
+    case XOP_ld: return 2;
+    case XOP_st: return i == 0 ? 2 : xisa_type_regs((XType)in->type);
+    case XOP_sel: return i == 2 ? 1 : xisa_type_regs((XType)in->type);
+    case XOP_shl: case XOP_shr: return i == 1 ? 1 : xisa_type_regs((XType)in->type);
+    case XOP_cvt: return xisa_type_regs((XType)in->type2);
+    case XOP_cvta: return 2;
+    case XOP_brc: return 1;
+    default: return xisa_type_regs((XType)in->type);
+    }
+}
+
+/* Whether source slot i holds a register (not the immediate, not unused). */
+static int src_is_reg(const XInsn *in, unsigned i)
+{
+    unsigned n = xisa_ops[in->op].nsrc;
+    if (i >= n)
+        return 0;
+    return !((in->flags & XF_IMM) && i == n - 1);
+}
+
+unsigned xisa_operand_regs(const XInsn *in, int dst, unsigned i)
+{
+    if (in->op >= XOP_COUNT)
+        return 0;
+    if (dst)
+        return i < xisa_ops[in->op].ndst ? dst_regs(in) : 0;
+    return src_is_reg(in, i) ? src_regs(in, i) : 0;
+}
+
+/* ---- validation -------------------------------------------------------------------- */
+
+static int fail(char *err, size_t n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (err && n)
+        vsnprintf(err, n, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* Opcodes whose type field is unused (must be XT_NONE). */
+static int op_untyped(unsigned op)
+{
+    switch (op) {
+    case XOP_nop: case XOP_s2r: case XOP_cvta: case XOP_gaddr: case XOP_bra: case XOP_brc:
+    case XOP_exit: case XOP_bar: case XOP_membar: case XOP_trap: return 1;
+    default: return 0;
+    }
+}
+
+/* Integer-unit opcodes that also move or compare float bit patterns. */
+static int op_allows_float(unsigned op)
+{
+    switch (op) {
+    case XOP_mov: case XOP_set: case XOP_sel: case XOP_cvt: case XOP_ld: case XOP_st: return 1;
+    default: return 0;
+    }
+}
+
+/* Number of values mod may take for the opcode (1: mod must be 0). */
+static unsigned mod_limit(unsigned op)
+{
+    switch (op) {
+    case XOP_set: return XCMP_COUNT;
+    case XOP_ld: case XOP_st: case XOP_cvta: return XS_COUNT;
+    case XOP_s2r: return XSR_COUNT;
+    case XOP_membar: return XSCOPE_COUNT;
+    default: return 1;
+    }
+}
+
+/* Whether the opcode uses the imm field without XF_IMM. */
+static int op_uses_imm(unsigned op)
+{
+    return (xisa_ops[op].flags & XI_MEM) || op == XOP_gaddr || op == XOP_bar;
+}
+
+static int check_types(const XInsn *in, const char *name, char *err, size_t n)
+{
+    XType t = (XType)in->type, t2 = (XType)in->type2;
+    unsigned unit = xisa_ops[in->op].unit;
+    if (t >= XT_COUNT || t2 >= XT_COUNT)
+        return fail(err, n, "%s: type out of range", name);
+    if (op_untyped(in->op))
+        return t == XT_NONE && t2 == XT_NONE ? 0 : fail(err, n, "%s takes no type", name);
+    if (t == XT_NONE)
+        return fail(err, n, "%s needs a type", name);
+    if ((in->op == XOP_cvt) != (t2 != XT_NONE))
+        return fail(err, n, "%s: second type only (and always) for cvt", name);
+    int narrow_ok = in->op == XOP_ld || in->op == XOP_st || in->op == XOP_cvt;
+    if (!narrow_ok && (xisa_type_size(t) < 4 || (t2 && xisa_type_size(t2) < 4)))
+        return fail(err, n, "%s: 8/16-bit types only for ld, st and cvt", name);
+    if ((unit == XU_FP || unit == XU_SFU) && !xisa_type_is_float(t))
+        return fail(err, n, "%s needs f32 or f64", name);
+    if (unit == XU_INT && xisa_type_is_float(t) && !op_allows_float(in->op))
+        return fail(err, n, "%s: integer operation on a float type", name);
+    return 0;
+}
+
+static int check_flags(const XInsn *in, const char *name, char *err, size_t n)
+{
+    const XOpInfo *oi = &xisa_ops[in->op];
+    unsigned f = in->flags;
+    if (f & ~(unsigned)(XF_IMM | XF_UNIFORM | XF_NEG | XF_TOSPACE))
+        return fail(err, n, "%s: unknown flags 0x%x", name, f);
+    if ((f & XF_IMM) && (oi->nsrc == 0 || (oi->flags & (XI_MEM | XI_BRANCH))))
+        return fail(err, n, "%s cannot take an immediate operand", name);
+    if ((f & XF_UNIFORM) && !(oi->flags & XI_BRANCH))
+        return fail(err, n, "%s: .uni only on branches", name);
+    if ((f & XF_NEG) && in->op != XOP_brc)
+        return fail(err, n, "%s: .not only on brc", name);
+    if ((f & XF_TOSPACE) && in->op != XOP_cvta)
+        return fail(err, n, "%s: .to only on cvta", name);
+    if (in->mod >= mod_limit(in->op))
+        return fail(err, n, "%s: modifier %u out of range", name, in->mod);
+    if (in->op == XOP_cvta && in->mod == XS_GENERIC)
+        return fail(err, n, "cvta needs a non-generic space");
+    return 0;
+}
+
+static int check_reg(unsigned r, unsigned regs, const char *name, const char *what,
+                     char *err, size_t n)
+{
+    if (regs == 2 && r != XREG_RZ && (r & 1))
+        return fail(err, n, "%s: 64-bit %s r%u is not an even register", name, what, r);
+    return 0;
+}
+
+static int check_regs(const XInsn *in, const char *name, char *err, size_t n)
+{
+    for (unsigned i = 0; i < 2; i++) {
+        unsigned w = xisa_operand_regs(in, 1, i);
+        if (!w && in->dst[i] != XREG_RZ)
+            return fail(err, n, "%s: unused destination slot %u is not rz", name, i);
+        if (check_reg(in->dst[i], w, name, "destination", err, n))
+            return -1;
+    }
+    for (unsigned i = 0; i < 6; i++) {
+        unsigned w = xisa_operand_regs(in, 0, i);
+        if (!w && in->src[i] != XREG_RZ)
+            return fail(err, n, "%s: unused source slot %u is not rz", name, i);
+        if (check_reg(in->src[i], w, name, "source", err, n))
+            return -1;
+    }
+    return 0;
+}
+
+static int check_fields(const XInsn *in, uint32_t ncode, const char *name, char *err,
+                        size_t n)
+{
+    if (in->pad[0] || in->pad[1])
+        return fail(err, n, "%s: padding is not zero", name);
+    if (in->imm && !(in->flags & XF_IMM) && !op_uses_imm(in->op))
+        return fail(err, n, "%s: unused immediate is not zero", name);
+    if (in->op == XOP_bar && (in->imm < 0 || in->imm > 15))
+        return fail(err, n, "bar: barrier %" PRId64 " out of range 0..15", in->imm);
+    int branch = (xisa_ops[in->op].flags & XI_BRANCH) != 0;
+    if (branch && in->target >= ncode)
+        return fail(err, n, "%s: target %u outside the kernel (%u instructions)", name,
+                    in->target, ncode);
+    if (!branch && in->op != XOP_gaddr && in->target)
+        return fail(err, n, "%s: unused target is not zero", name);
+    if (in->op == XOP_brc && in->reconv > ncode)
+        return fail(err, n, "brc: reconvergence point %u outside the kernel", in->reconv);
+    if (in->op != XOP_brc && in->reconv)
+        return fail(err, n, "%s: unused reconvergence point is not zero", name);
+    return 0;
+}
+
+int xisa_validate(const XInsn *in, uint32_t ncode, char *err, size_t errlen)
+{
+    if (in->op >= XOP_COUNT)
+        return fail(err, errlen, "bad opcode %u", in->op);
+    const char *name = xisa_ops[in->op].name;
+    if (check_types(in, name, err, errlen) || check_flags(in, name, err, errlen) ||
+        check_regs(in, name, err, errlen) || check_fields(in, ncode, name, err, errlen))
+        return -1;
+    return 0;
+}
+
+/* ---- text form ----------------------------------------------------------------------- */
+
+/* A bounded append buffer that counts what it would have written (snprintf-style). */
+typedef struct Out {
+    char *buf;
+    size_t n, len;
+} Out;
+
+static void put(Out *o, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    size_t room = o->len < o->n ? o->n - o->len : 0;
+    int k = vsnprintf(room ? o->buf + o->len : NULL, room, fmt, ap);
+    va_end(ap);
+    if (k > 0)
+        o->len += (size_t)k;
+}
+
+static void put_reg(Out *o, unsigned r)
+{
+    if (r == XREG_RZ)
+        put(o, "rz");
+    else
+        put(o, "r%u", r);
+}
+
+/* An immediate of type t: f32/f64 as raw bits (0f/0d), integers in decimal. Values that
+ * do not fit the raw-bits form print in decimal so that every encoding round-trips. */
+static void put_imm(Out *o, int64_t v, XType t)
+{
+    if (t == XT_F32 && v >= 0 && v <= (int64_t)UINT32_MAX)
+        put(o, "0f%08" PRIX32, (uint32_t)v);
+    else if (t == XT_F64)
+        put(o, "0d%016" PRIX64, (uint64_t)v);
+    else
+        put(o, "%" PRId64, v);
+}
+
+static void put_suffixes(Out *o, const XInsn *in)
+{
+    put(o, "%s", xisa_ops[in->op].name);
+    if (in->op == XOP_set && in->mod < XCMP_COUNT)
+        put(o, ".%s", xisa_cmp_names[in->mod]);
+    if (in->op == XOP_cvta && (in->flags & XF_TOSPACE))
+        put(o, ".to");
+    if ((in->op == XOP_ld || in->op == XOP_st || in->op == XOP_cvta) && in->mod < XS_COUNT)
+        put(o, ".%s", xisa_space_names[in->mod]);
+    if (in->op == XOP_membar && in->mod < XSCOPE_COUNT)
+        put(o, ".%s", xisa_scope_names[in->mod]);
+    if (in->flags & XF_NEG)
+        put(o, ".not");
+    if (in->flags & XF_UNIFORM)
+        put(o, ".uni");
+    if (in->type && in->type < XT_COUNT)
+        put(o, ".%s", xisa_type_names[in->type]);
+    if (in->type2 && in->type2 < XT_COUNT)
+        put(o, ".%s", xisa_type_names[in->type2]);
+}
+
+static void put_mem(Out *o, const XInsn *in)
+{
+    put(o, "[");
+    if (in->src[0] == XREG_RZ) {
+        put(o, "%" PRId64 "]", in->imm);
+        return;
+    }
+    put_reg(o, in->src[0]);
+    if (in->imm > 0)
+        put(o, "+%" PRId64, in->imm);
+    else if (in->imm < 0)
+        put(o, "-%" PRIu64, (uint64_t)0 - (uint64_t)in->imm);
+    put(o, "]");
+}
+
+static void put_sym(Out *o, const XInsn *in, const char *const *syms, uint32_t nsyms)
+{
+    if (syms && in->target < nsyms && syms[in->target])
+        put(o, "%s", syms[in->target]);
+    else
+        put(o, "@%u", in->target);
+    if (in->imm > 0)
+        put(o, "+%" PRId64, in->imm);
+    else if (in->imm < 0)
+        put(o, "-%" PRIu64, (uint64_t)0 - (uint64_t)in->imm);
+}
+
+/* Type in which source slot i's immediate is written. */
+static XType imm_type(const XInsn *in, unsigned i)
+{
+    if (in->op == XOP_cvt)
+        return (XType)in->type2;
+    if ((in->op == XOP_sel && i == 2) || ((in->op == XOP_shl || in->op == XOP_shr) && i == 1))
+        return XT_S64;
+    return (XType)in->type;
+}
+
+static void put_sources(Out *o, const XInsn *in, int first)
+{
+    unsigned n = xisa_ops[in->op].nsrc;
+    for (unsigned i = 0; i < n; i++) {
+        put(o, first ? " " : ", ");
+        first = 0;
+        if (src_is_reg(in, i))
+            put_reg(o, in->src[i]);
+        else
+            put_imm(o, in->imm, imm_type(in, i));
+    }
+}
+
+static void put_operands(Out *o, const XInsn *in, const char *const *syms, uint32_t nsyms)
+{
+    switch (in->op) {
+    case XOP_ld: put(o, " "); put_reg(o, in->dst[0]); put(o, ", "); put_mem(o, in); return;
+    case XOP_st:
+        put(o, " "); put_mem(o, in); put(o, ", "); put_reg(o, in->src[1]); return;
+    case XOP_s2r:
+        put(o, " "); put_reg(o, in->dst[0]);
+        put(o, ", %%%s", in->mod < XSR_COUNT ? xisa_sreg_names[in->mod] : "?");
+        return;
+    case XOP_gaddr:
+        put(o, " "); put_reg(o, in->dst[0]); put(o, ", "); put_sym(o, in, syms, nsyms); return;
+    case XOP_bra: put(o, " L%u", in->target); return;
+    case XOP_brc:
+        put(o, " "); put_reg(o, in->src[0]);
+        put(o, ", L%u, L%u", in->target, in->reconv);
+        return;
+    case XOP_bar: put(o, " %" PRId64, in->imm); return;
+    default: break;
+    }
+    int first = 1;
+    for (unsigned i = 0; i < xisa_ops[in->op].ndst; i++) {
+        put(o, first ? " " : ", ");
+        first = 0;
+        put_reg(o, in->dst[i]);
+    }
+    put_sources(o, in, first);
+}
+
+int xisa_format(const XInsn *in, const char *const *syms, uint32_t nsyms, char *buf, size_t n)
+{
+    Out o = {buf, n, 0};
+    if (n)
+        buf[0] = '\0';
+    if (in->op >= XOP_COUNT) {
+        put(&o, ".word %u", in->op);
+        return (int)o.len;
+    }
+    put_suffixes(&o, in);
+    put_operands(&o, in, syms, nsyms);
+    return (int)o.len;
+}

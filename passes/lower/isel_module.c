@@ -1,0 +1,95 @@
+/*
+ * isel_module.c - from an IR file to the MIR of every kernel: parse, prepare, lay out
+ * the module's globals, then select instructions kernel by kernel (isel.c).
+ *
+ * The MModule owns copies of everything it needs (names, initializers, file names), so
+ * the LLVM context is disposed before returning; only MModule.source points at the
+ * caller's string.
+ */
+#include "lower.h"
+
+#include <llvm-c/IRReader.h>
+#include <stdlib.h>
+#include <string.h>
+
+int xgpu_load_ir(LLVMContextRef ctx, const char *path, LLVMModuleRef *out)
+{
+    LLVMMemoryBufferRef buf;
+    char *msg = NULL;
+    if (LLVMCreateMemoryBufferWithContentsOfFile(path, &buf, &msg)) {
+        fprintf(stderr, "%s: error: cannot read: %s\n", path, msg ? msg : "?");
+        LLVMDisposeMessage(msg);
+        return -1;
+    }
+    /* LLVMParseIRInContext takes ownership of buf */
+    if (LLVMParseIRInContext(ctx, buf, out, &msg)) {
+        fprintf(stderr, "%s: error: invalid IR: %s\n", path, msg ? msg : "?");
+        LLVMDisposeMessage(msg);
+        return -1;
+    }
+    return 0;
+}
+
+static void decl_loc(MFunc *f, LLVMValueRef fn)
+{
+    unsigned len = 0;
+    const char *file = LLVMGetDebugLocFilename(fn, &len);
+    unsigned line = LLVMGetDebugLocLine(fn);
+    if (!file || !len || !line)
+        return;
+    char *name = strndup(file, len);
+    if (name)
+        f->decl_loc = mir_loc(f, mir_file(f->mod, name), line);
+    free(name);
+}
+
+static int isel_kernel(MModule *mm, LLVMValueRef fn, LLVMTargetDataRef td,
+                       const LowerGlobals *g)
+{
+    size_t len;
+    MFunc *f = mir_func_new(mm, LLVMGetValueName2(fn, &len));
+    decl_loc(f, fn);
+    Isel s = {.f = f, .fn = fn, .td = td, .globals = g};
+    int rc = isel_function(&s);
+    isel_map_free(&s.vals);
+    isel_map_free(&s.blocks);
+    isel_map_free(&s.frames);
+    isel_map_free(&s.byval);
+    lower_shared_free(&s.shared);
+    free(s.bfirst);
+    free(s.blast);
+    return rc;
+}
+
+MModule *xgpu_isel_module(LLVMModuleRef m, const char *src)
+{
+    MModule *mm = mir_module_new(src);
+    LowerGlobals g;
+    int rc = lower_globals(mm, m, src, &g);
+    LLVMValueRef *kernels;
+    uint32_t nk = lower_kernels(m, &kernels);
+    LLVMTargetDataRef td = LLVMGetModuleDataLayout(m);
+    for (uint32_t i = 0; i < nk && !rc; i++)
+        rc = isel_kernel(mm, kernels[i], td, &g);
+    free(kernels);
+    lower_globals_free(&g);
+    if (rc || mm->errors) {
+        mir_module_free(mm);
+        return NULL;
+    }
+    return mm;
+}
+
+MModule *xgpu_lower_to_mir(const char *ir_path, const XgpuLowerOptions *o)
+{
+    const char *src = o->source_name ? o->source_name : ir_path;
+    LLVMContextRef ctx = LLVMContextCreate();
+    LLVMModuleRef m = NULL;
+    MModule *mm = NULL;
+    if (!xgpu_load_ir(ctx, ir_path, &m) && !xgpu_prepare(m, o, src))
+        mm = xgpu_isel_module(m, src);
+    if (m)
+        LLVMDisposeModule(m);
+    LLVMContextDispose(ctx);
+    return mm;
+}

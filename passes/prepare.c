@@ -1,0 +1,402 @@
+/*
+ * prepare.c - bring clang's device IR into the shape instruction selection accepts.
+ *
+ * Requires: a parsed nvptx64 module. Produces: a module whose only defined functions are
+ * kernels, with every device function inlined, no calls except to intrinsics, switches
+ * lowered to branches, vectors scalarized and address spaces inferred (so shared and
+ * global accesses through generic pointers become direct ones where LLVM can prove it).
+ *
+ * Steps, in order:
+ *   1. drop optnone/noinline from device functions (so -O0 code is lowered too), reject
+ *      recursion (a cycle in the call graph) and indirect calls with a located error,
+ *      mark every non-kernel definition alwaysinline;
+ *   2. mark kernel pointer parameters as global (CUDA kernel arguments cannot point into
+ *      shared or local memory), so infer-address-spaces turns their accesses into global
+ *      ones;
+ *   3. run LLVM's passes through LLVMRunPasses with an NVPTX target machine (sm_70) so
+ *      target queries (flat address space, legal types) are right;
+ *   4. report any call left to a non-intrinsic function, delete non-kernel functions.
+ */
+#include "lower.h"
+
+#include <llvm-c/Error.h>
+#include <llvm-c/TargetMachine.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NVPTX_TRIPLE "nvptx64-nvidia-cuda"
+#define PTX_KERNEL_CC 71u /* llvm::CallingConv::PTX_Kernel */
+
+int lower_diag(const char *src, LLVMValueRef at, const char *fmt, ...)
+{
+    unsigned len = 0, line = 0;
+    const char *file = NULL;
+    if (at && (LLVMIsAInstruction(at) || LLVMIsAFunction(at) || LLVMIsAGlobalVariable(at))) {
+        file = LLVMGetDebugLocFilename(at, &len);
+        line = LLVMGetDebugLocLine(at);
+    }
+    if (file && len && line)
+        fprintf(stderr, "%.*s:%u: error: ", (int)len, file, line);
+    else
+        fprintf(stderr, "%s: error: ", src ? src : "<input>");
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return -1;
+}
+
+/* An nvvm.annotations node is {function, key, value, key, value...}. */
+static int is_kernel_annotation(LLVMValueRef node, LLVMValueRef *fn)
+{
+    unsigned n = LLVMGetMDNodeNumOperands(node);
+    LLVMValueRef *ops = n >= 3 ? calloc(n, sizeof *ops) : NULL;
+    int found = 0;
+    if (!ops)
+        return 0;
+    LLVMGetMDNodeOperands(node, ops);
+    for (unsigned i = 1; i + 1 < n && ops[0] && LLVMIsAFunction(ops[0]); i += 2) {
+        unsigned klen = 0;
+        const char *key = ops[i] ? LLVMGetMDString(ops[i], &klen) : NULL;
+        if (key && klen == 6 && !memcmp(key, "kernel", 6) && ops[i + 1] &&
+            LLVMIsAConstantInt(ops[i + 1]) && LLVMConstIntGetZExtValue(ops[i + 1]) == 1)
+            found = 1;
+    }
+    *fn = ops[0];
+    free(ops);
+    return found;
+}
+
+uint32_t lower_kernels(LLVMModuleRef m, LLVMValueRef **out)
+{
+    uint32_t n = 0;
+    LLVMValueRef *k = NULL;
+    unsigned na = LLVMGetNamedMetadataNumOperands(m, "nvvm.annotations");
+    LLVMValueRef *nodes = calloc(na ? na : 1, sizeof *nodes);
+    if (nodes)
+        LLVMGetNamedMetadataOperands(m, "nvvm.annotations", nodes);
+    for (LLVMValueRef f = LLVMGetFirstFunction(m); f && nodes; f = LLVMGetNextFunction(f)) {
+        if (LLVMIsDeclaration(f))
+            continue;
+        int is = LLVMGetFunctionCallConv(f) == PTX_KERNEL_CC;
+        for (unsigned i = 0; i < na && !is; i++) {
+            LLVMValueRef kf;
+            is = is_kernel_annotation(nodes[i], &kf) && kf == f;
+        }
+        if (!is)
+            continue;
+        LLVMValueRef *nk = realloc(k, (n + 1) * sizeof *k);
+        if (!nk)
+            break;
+        k = nk;
+        k[n++] = f;
+    }
+    free(nodes);
+    *out = k;
+    return n;
+}
+
+int lower_is_kernel(LLVMValueRef *kernels, uint32_t n, LLVMValueRef fn)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (kernels[i] == fn)
+            return 1;
+    return 0;
+}
+
+static const char *fname(LLVMValueRef f)
+{
+    size_t len;
+    const char *s = LLVMGetValueName2(f, &len);
+    return len ? s : "<anonymous>";
+}
+
+/* The callee of a call instruction if it is a plain function, else NULL. */
+static LLVMValueRef direct_callee(LLVMValueRef call)
+{
+    LLVMValueRef c = LLVMGetCalledValue(call);
+    return c && LLVMIsAFunction(c) ? c : NULL;
+}
+
+/* ---- call graph: recursion and indirect calls ------------------------------------------ */
+
+typedef struct CallWalk {
+    const char *src;
+    LLVMValueRef *stack; /* functions on the DFS path */
+    uint32_t depth, cap;
+    LLVMValueRef *done;
+    uint32_t ndone, capdone;
+} CallWalk;
+
+static int in_list(LLVMValueRef *l, uint32_t n, LLVMValueRef f)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (l[i] == f)
+            return 1;
+    return 0;
+}
+
+static int push(LLVMValueRef **l, uint32_t *n, uint32_t *cap, LLVMValueRef f)
+{
+    if (*n == *cap) {
+        uint32_t c = *cap ? *cap * 2 : 16;
+        LLVMValueRef *nl = realloc(*l, c * sizeof *nl);
+        if (!nl)
+            return -1;
+        *l = nl;
+        *cap = c;
+    }
+    (*l)[(*n)++] = f;
+    return 0;
+}
+
+static int report_cycle(CallWalk *w, LLVMValueRef call, LLVMValueRef callee)
+{
+    char buf[1024];
+    size_t used = 0;
+    buf[0] = 0;
+    uint32_t start = 0;
+    while (w->stack[start] != callee)
+        start++;
+    for (uint32_t i = start; i < w->depth; i++)
+        used += (size_t)snprintf(buf + used, used < sizeof buf ? sizeof buf - used : 0,
+                                 "%s -> ", fname(w->stack[i]));
+    if (used < sizeof buf)
+        snprintf(buf + used, sizeof buf - used, "%s", fname(callee));
+    return lower_diag(w->src, call, "recursion is not supported (%s)", buf);
+}
+
+static int walk_calls(CallWalk *w, LLVMValueRef f);
+
+static int walk_call(CallWalk *w, LLVMValueRef call)
+{
+    LLVMValueRef callee = LLVMGetCalledValue(call);
+    if (callee && LLVMIsAInlineAsm(callee))
+        return lower_diag(w->src, call, "inline assembly is not supported");
+    callee = direct_callee(call);
+    if (!callee)
+        return lower_diag(w->src, call, "indirect calls are not supported");
+    if (LLVMIsDeclaration(callee))
+        return 0;
+    if (in_list(w->stack, w->depth, callee))
+        return report_cycle(w, call, callee);
+    return walk_calls(w, callee);
+}
+
+static int walk_calls(CallWalk *w, LLVMValueRef f)
+{
+    if (in_list(w->done, w->ndone, f))
+        return 0;
+    if (push(&w->stack, &w->depth, &w->cap, f))
+        return -1;
+    int rc = 0;
+    for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b && !rc; b = LLVMGetNextBasicBlock(b))
+        for (LLVMValueRef i = LLVMGetFirstInstruction(b); i && !rc; i = LLVMGetNextInstruction(i))
+            if (LLVMIsACallInst(i) || LLVMIsAInvokeInst(i))
+                rc = walk_call(w, i);
+    w->depth--;
+    if (!rc && push(&w->done, &w->ndone, &w->capdone, f))
+        rc = -1;
+    return rc;
+}
+
+static int check_call_graph(LLVMModuleRef m, const char *src)
+{
+    CallWalk w = {.src = src};
+    int rc = 0;
+    for (LLVMValueRef f = LLVMGetFirstFunction(m); f && !rc; f = LLVMGetNextFunction(f))
+        if (!LLVMIsDeclaration(f))
+            rc = walk_calls(&w, f);
+    free(w.stack);
+    free(w.done);
+    return rc;
+}
+
+/* ---- attributes ------------------------------------------------------------------------ */
+
+static void remove_fn_attr(LLVMValueRef f, const char *name)
+{
+    unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
+    LLVMRemoveEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex, kind);
+}
+
+static void add_fn_attr(LLVMValueRef f, const char *name)
+{
+    LLVMContextRef ctx = LLVMGetModuleContext(LLVMGetGlobalParent(f));
+    unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
+    LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(ctx, kind, 0));
+}
+
+static void mark_functions(LLVMModuleRef m, LLVMValueRef *kernels, uint32_t nk)
+{
+    for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+        if (LLVMIsDeclaration(f))
+            continue;
+        remove_fn_attr(f, "optnone");
+        remove_fn_attr(f, "noinline");
+        if (!lower_is_kernel(kernels, nk, f))
+            add_fn_attr(f, "alwaysinline");
+    }
+}
+
+/* ---- LLVM passes ------------------------------------------------------------------------- */
+
+static LLVMTargetMachineRef make_target_machine(const char *src)
+{
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMTargetRef t;
+    char *msg = NULL;
+    if (LLVMGetTargetFromTriple(NVPTX_TRIPLE, &t, &msg)) {
+        lower_diag(src, NULL, "no NVPTX target in this LLVM: %s", msg ? msg : "?");
+        LLVMDisposeMessage(msg);
+        return NULL;
+    }
+    LLVMDisposeMessage(msg);
+    return LLVMCreateTargetMachine(t, NVPTX_TRIPLE, "sm_70", "+ptx64", LLVMCodeGenLevelDefault,
+                                   LLVMRelocDefault, LLVMCodeModelDefault);
+}
+
+/* The pass pipeline. Everything after the optional optimization keeps the IR inside what
+ * isel handles: lower-switch runs after the last simplifycfg (which may form switches). */
+static const char *pipeline_for(unsigned opt)
+{
+    if (opt == 0)
+        return "always-inline,function(sroa,infer-address-spaces,lower-expect,"
+               "lower-constant-intrinsics,instcombine,simplifycfg,"
+               "scalarizer,lower-switch,dce)";
+    /* infer-address-spaces runs before the O2 pipeline too: instcombine would fold the
+     * generic->global->generic casts of kernel pointer parameters away */
+    return "always-inline,function(sroa,infer-address-spaces),default<O2>,"
+           "function(infer-address-spaces,sroa,instcombine,"
+           "lower-constant-intrinsics,simplifycfg,scalarizer,"
+           "instcombine,lower-switch,adce)";
+}
+
+static int run_passes(LLVMModuleRef m, const XgpuLowerOptions *o, const char *src)
+{
+    LLVMTargetMachineRef tm = make_target_machine(src);
+    if (!tm)
+        return -1;
+    const char *triple = LLVMGetTarget(m);
+    if (!triple || !*triple)
+        LLVMSetTarget(m, NVPTX_TRIPLE);
+    const char *dl = LLVMGetDataLayoutStr(m);
+    if (!dl || !*dl) {
+        LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
+        LLVMSetModuleDataLayout(m, td);
+        LLVMDisposeTargetData(td);
+    }
+    LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+    LLVMPassBuilderOptionsSetLoopVectorization(po, 0);
+    LLVMPassBuilderOptionsSetSLPVectorization(po, 0);
+    LLVMPassBuilderOptionsSetLoopInterleaving(po, 0);
+    LLVMErrorRef err = LLVMRunPasses(m, pipeline_for(o->opt_level), tm, po);
+    LLVMDisposePassBuilderOptions(po);
+    LLVMDisposeTargetMachine(tm);
+    if (err) {
+        char *msg = LLVMGetErrorMessage(err);
+        lower_diag(src, NULL, "LLVM passes failed: %s", msg);
+        LLVMDisposeErrorMessage(msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- after the passes ------------------------------------------------------------------ */
+
+static int check_calls(LLVMValueRef f, const char *src)
+{
+    int rc = 0;
+    for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b))
+        for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i)) {
+            if (!LLVMIsACallInst(i) && !LLVMIsAInvokeInst(i))
+                continue;
+            LLVMValueRef c = direct_callee(i);
+            if (!c)
+                rc = lower_diag(src, i, "indirect calls are not supported");
+            else if (!LLVMGetIntrinsicID(c) && LLVMIsDeclaration(c))
+                rc = lower_diag(src, i, "call to external function '%s' is not supported "
+                                "(device functions must be defined in the same file)", fname(c));
+            else if (!LLVMGetIntrinsicID(c))
+                rc = lower_diag(src, i, "call to '%s' could not be inlined", fname(c));
+        }
+    return rc;
+}
+
+static void delete_device_functions(LLVMModuleRef m, LLVMValueRef *kernels, uint32_t nk)
+{
+    LLVMValueRef f = LLVMGetFirstFunction(m);
+    while (f) {
+        LLVMValueRef next = LLVMGetNextFunction(f);
+        if (!LLVMIsDeclaration(f) && !lower_is_kernel(kernels, nk, f) && !LLVMGetFirstUse(f))
+            LLVMDeleteFunction(f);
+        f = next;
+    }
+}
+
+/* Replaces every use of pointer parameter `arg` by addrspacecast(addrspacecast(arg to
+ * global) to generic), as NVPTX's own argument lowering does. */
+static void cast_param_to_global(LLVMBuilderRef b, LLVMValueRef arg)
+{
+    LLVMContextRef ctx = LLVMGetTypeContext(LLVMTypeOf(arg));
+    LLVMValueRef g = LLVMBuildAddrSpaceCast(b, arg, LLVMPointerTypeInContext(ctx, 1), "");
+    LLVMValueRef p = LLVMBuildAddrSpaceCast(b, g, LLVMTypeOf(arg), "");
+    /* rewrite one user at a time and start over: LLVMSetOperand unlinks the uses */
+    LLVMUseRef u = LLVMGetFirstUse(arg);
+    while (u) {
+        LLVMValueRef user = LLVMGetUser(u);
+        if (user == g) {
+            u = LLVMGetNextUse(u);
+            continue;
+        }
+        for (int k = 0; k < LLVMGetNumOperands(user); k++)
+            if (LLVMGetOperand(user, (unsigned)k) == arg)
+                LLVMSetOperand(user, (unsigned)k, p);
+        u = LLVMGetFirstUse(arg);
+    }
+}
+
+static void global_kernel_pointers(LLVMValueRef *kernels, uint32_t nk)
+{
+    unsigned byval = LLVMGetEnumAttributeKindForName("byval", 5);
+    for (uint32_t i = 0; i < nk; i++) {
+        LLVMBasicBlockRef entry = LLVMGetFirstBasicBlock(kernels[i]);
+        if (!entry)
+            continue;
+        LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetTypeContext(LLVMTypeOf(kernels[i])));
+        LLVMPositionBuilderBefore(b, LLVMGetFirstInstruction(entry));
+        unsigned np = LLVMCountParams(kernels[i]);
+        for (unsigned a = 0; a < np; a++) {
+            LLVMValueRef arg = LLVMGetParam(kernels[i], a);
+            LLVMTypeRef t = LLVMTypeOf(arg);
+            if (LLVMGetTypeKind(t) != LLVMPointerTypeKind || LLVMGetPointerAddressSpace(t) != 0 ||
+                LLVMGetEnumAttributeAtIndex(kernels[i], a + 1, byval) || !LLVMGetFirstUse(arg))
+                continue;
+            cast_param_to_global(b, arg);
+        }
+        LLVMDisposeBuilder(b);
+    }
+}
+
+int xgpu_prepare(LLVMModuleRef m, const XgpuLowerOptions *o, const char *src)
+{
+    LLVMValueRef *kernels;
+    uint32_t nk = lower_kernels(m, &kernels);
+    int rc = check_call_graph(m, src);
+    if (!rc) {
+        mark_functions(m, kernels, nk);
+        global_kernel_pointers(kernels, nk);
+        rc = run_passes(m, o, src);
+    }
+    for (uint32_t i = 0; i < nk && !rc; i++)
+        rc = check_calls(kernels[i], src);
+    if (!rc)
+        delete_device_functions(m, kernels, nk);
+    free(kernels);
+    return rc;
+}

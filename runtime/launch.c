@@ -1,0 +1,232 @@
+/*
+ * launch.c - kernel launches: the <<<>>> configuration stack, cudaLaunchKernel, kernel
+ * attributes, and the compute-sanitizer-style report of a guest fault.
+ *
+ * A launch maps the host stub to its (module, kernel), checks the configuration against
+ * the device's limits, copies each argument (args[i] points at the i-th value) into a
+ * parameter buffer at the offsets of the kernel's XParam table, and runs the kernel to
+ * completion with emu_launch. A bad configuration is an ordinary (non-sticky) error; a
+ * guest fault is printed on stderr and becomes the sticky error.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt.h"
+
+unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem,
+                                     cudaStream_t stream)
+{
+    RtContext *c = rt_ctx();
+    if (c->npending == RT_MAX_PENDING_CONFIGS) {
+        rt_error(c, cudaErrorInvalidConfiguration);
+        return 1; /* non-zero: clang's caller skips the launch */
+    }
+    RtLaunchConfig *p = &c->pending[c->npending++];
+    p->grid = gridDim;
+    p->block = blockDim;
+    p->shared = sharedMem;
+    p->stream = stream;
+    return 0;
+}
+
+cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim, size_t *sharedMem,
+                                       void *stream)
+{
+    RtContext *c = rt_ctx();
+    if (c->npending == 0)
+        return rt_error(c, cudaErrorMissingConfiguration);
+    RtLaunchConfig *p = &c->pending[--c->npending];
+    *gridDim = p->grid;
+    *blockDim = p->block;
+    *sharedMem = p->shared;
+    if (stream)
+        *(cudaStream_t *)stream = p->stream;
+    return cudaSuccess;
+}
+
+/* Finds the module and kernel of a host stub, loading the module if needed. */
+static cudaError_t rt_kernel_of(RtContext *c, const void *func, RtFatbin **fb, RtFunc **fn)
+{
+    if (!func || !rt_find_func(c, func, fb, fn))
+        return cudaErrorInvalidDeviceFunction;
+    cudaError_t e = rt_fatbin_load(c, *fb);
+    if (e != cudaSuccess)
+        return e;
+    if ((*fn)->kernel < 0) {
+        fprintf(stderr, "xgpu: kernel %s is not in the device binary\n", (*fn)->name);
+        return cudaErrorInvalidDeviceFunction;
+    }
+    return cudaSuccess;
+}
+
+static int rt_dim_ok(dim3 d, const uint32_t max[3])
+{
+    return d.x >= 1 && d.y >= 1 && d.z >= 1 && d.x <= max[0] && d.y <= max[1] && d.z <= max[2];
+}
+
+static cudaError_t rt_check_config(const EmuProps *p, dim3 grid, dim3 block)
+{
+    if (!rt_dim_ok(grid, p->max_grid_dim) || !rt_dim_ok(block, p->max_block_dim))
+        return cudaErrorInvalidConfiguration;
+    if ((uint64_t)block.x * block.y * block.z > p->max_threads_per_block)
+        return cudaErrorInvalidConfiguration;
+    return cudaSuccess;
+}
+
+/* Lays the argument values out as the kernel's parameter table says. */
+static cudaError_t rt_marshal(const XKernel *k, void **args, uint8_t *buf)
+{
+    if (k->nparams && !args)
+        return cudaErrorInvalidValue;
+    for (uint32_t i = 0; i < k->nparams; i++) {
+        const XParam *p = &k->params[i];
+        if ((uint64_t)p->offset + p->size > k->param_bytes || !args[i])
+            return cudaErrorInvalidValue;
+        memcpy(buf + p->offset, args[i], p->size);
+    }
+    return cudaSuccess;
+}
+
+/* The access kind and size, when the emulator's message names them ("load of 4 bytes"). */
+static void rt_fault_access(const EmuFault *f, char *buf, size_t n)
+{
+    const char *m = f->message;
+    const char *kind = strstr(m, "store") || strstr(m, "write") ? "write"
+                       : strstr(m, "atomic")                    ? "atomic"
+                       : strstr(m, "load") || strstr(m, "read") ? "read"
+                                                                : NULL;
+    const char *space = strstr(m, "shared") ? "__shared__" : strstr(m, "local") ? "__local__"
+                                                                                : "__global__";
+    unsigned size = 0;
+    const char *of = strstr(m, " of ");
+    if (of)
+        sscanf(of, " of %u byte", &size);
+    if (kind && size)
+        snprintf(buf, n, "Invalid %s %s of size %u bytes", space, kind, size);
+    else if (kind)
+        snprintf(buf, n, "Invalid %s %s", space, kind);
+    else
+        snprintf(buf, n, "Invalid address access");
+}
+
+static void rt_fault_title(const EmuFault *f, char *buf, size_t n)
+{
+    switch (f->status) {
+    case EMU_ERR_ILLEGAL_ADDRESS: rt_fault_access(f, buf, n); break;
+    case EMU_ERR_MISALIGNED: rt_fault_access(f, buf, n); break;
+    case EMU_ERR_LAUNCH_TIMEOUT:
+        snprintf(buf, n, "Kernel timed out (instruction budget exhausted)");
+        break;
+    case EMU_ERR_DEADLOCK: snprintf(buf, n, "Barrier deadlock"); break;
+    default: snprintf(buf, n, "Launch failure"); break;
+    }
+}
+
+/* One block on stderr in the style of compute-sanitizer. */
+static void rt_report_fault(const EmuFault *f, const char *kernel, cudaError_t e)
+{
+    char title[160];
+    rt_fault_title(f, title, sizeof title);
+    const char *name = f->kernel[0] ? f->kernel : kernel;
+    fprintf(stderr, "========= %s\n", title);
+    if (f->file && f->line)
+        fprintf(stderr, "=========     at %s+pc %" PRIu32 " (%s:%" PRIu32 ")\n", name, f->pc,
+                f->file, f->line);
+    else
+        fprintf(stderr, "=========     at %s+pc %" PRIu32 "\n", name, f->pc);
+    fprintf(stderr, "=========     by thread (%u,%u,%u) in block (%u,%u,%u)\n", f->thread.x,
+            f->thread.y, f->thread.z, f->block.x, f->block.y, f->block.z);
+    if (f->status == EMU_ERR_ILLEGAL_ADDRESS || f->status == EMU_ERR_MISALIGNED)
+        fprintf(stderr, "=========     Address 0x%" PRIx64 ": %s\n", f->address, f->message);
+    else if (f->message[0])
+        fprintf(stderr, "=========     %s\n", f->message);
+    fprintf(stderr, "========= Program hit %s (error %d) due to \"%s\" on CUDA API call to "
+            "cudaLaunchKernel.\n", cudaGetErrorName(e), (int)e, cudaGetErrorString(e));
+}
+
+static cudaError_t rt_run(RtContext *c, EmuDevice *dev, RtFatbin *fb, RtFunc *fn, dim3 grid,
+                          dim3 block, void **args, size_t shared)
+{
+    const XKernel *k = &emu_module_bin(fb->mod)->kernels[fn->kernel];
+    cudaError_t e = rt_check_config(emu_props(dev), grid, block);
+    if (e != cudaSuccess)
+        return e;
+    uint8_t *buf = calloc(1, k->param_bytes ? k->param_bytes : 1);
+    if (!buf)
+        return cudaErrorMemoryAllocation;
+    e = rt_marshal(k, args, buf);
+    EmuFault fault;
+    memset(&fault, 0, sizeof fault);
+    EmuStatus s = EMU_OK;
+    if (e == cudaSuccess)
+        s = emu_launch(dev, fb->mod, fn->kernel, (EmuDim3){grid.x, grid.y, grid.z},
+                       (EmuDim3){block.x, block.y, block.z}, shared, buf, k->param_bytes,
+                       NULL, &fault);
+    free(buf);
+    if (e != cudaSuccess || s == EMU_OK)
+        return e;
+    e = rt_from_emu(s);
+    if (rt_is_fault(s)) {
+        fault.status = s;
+        rt_report_fault(&fault, fn->name, e);
+        c->sticky = e;
+    }
+    return e;
+}
+
+cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args,
+                             size_t sharedMem, cudaStream_t stream)
+{
+    RtContext *c = rt_ctx();
+    EmuDevice *dev;
+    RtFatbin *fb;
+    RtFunc *fn;
+    cudaError_t e = rt_device(c, &dev);
+    if (e == cudaSuccess)
+        e = rt_kernel_of(c, func, &fb, &fn);
+    if (e == cudaSuccess)
+        e = rt_run(c, dev, fb, fn, gridDim, blockDim, args, sharedMem);
+    return rt_error(c, e);
+}
+
+cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func)
+{
+    RtContext *c = rt_ctx();
+    EmuDevice *dev;
+    RtFatbin *fb;
+    RtFunc *fn;
+    if (!attr)
+        return rt_error(c, cudaErrorInvalidValue);
+    cudaError_t e = rt_device(c, &dev);
+    if (e == cudaSuccess)
+        e = rt_kernel_of(c, func, &fb, &fn);
+    if (e != cudaSuccess)
+        return rt_error(c, e);
+    const XKernel *k = &emu_module_bin(fb->mod)->kernels[fn->kernel];
+    const EmuProps *p = emu_props(dev);
+    memset(attr, 0, sizeof *attr);
+    attr->sharedSizeBytes = k->shared_bytes;
+    attr->localSizeBytes = k->local_bytes;
+    attr->numRegs = (int)k->nregs;
+    uint64_t by_regs = k->nregs ? p->regs_per_block / k->nregs / p->warp_size * p->warp_size
+                                : p->max_threads_per_block;
+    attr->maxThreadsPerBlock = (int)(by_regs < p->max_threads_per_block ? by_regs
+                                                                        : p->max_threads_per_block);
+    attr->ptxVersion = attr->binaryVersion = (int)(p->cc_major * 10 + p->cc_minor);
+    attr->maxDynamicSharedSizeBytes =
+        (int)(p->shared_per_block > k->shared_bytes ? p->shared_per_block - k->shared_bytes : 0);
+    return cudaSuccess;
+}
+
+cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache config)
+{
+    RtContext *c = rt_ctx();
+    RtFatbin *fb;
+    RtFunc *fn;
+    if (!func || !rt_find_func(c, func, &fb, &fn))
+        return rt_error(c, cudaErrorInvalidDeviceFunction);
+    (void)config; /* a hint; the emulator's cache split comes from its configuration */
+    return cudaSuccess;
+}

@@ -1,0 +1,97 @@
+/*
+ * rt.h - private to libxgpurt: the process-wide runtime context and the helpers the API
+ * group files share.
+ *
+ * Model. Global constructors register fat binaries, kernels and variables before main
+ * runs; registration only records (RtFatbin lists). The first call that needs the device
+ * creates it (emu_create, configured from the environment) and each fat binary is loaded
+ * (emu_load) the first time one of its kernels or symbols is used. All state lives in
+ * one RtContext reached through rt_ctx(), the runtime's only global.
+ *
+ * Errors. rt_error() records a failing call's code as the last error (cleared by
+ * cudaGetLastError). A guest fault, or a device that could not be created, sets
+ * `sticky`: rt_device() then returns it from every call that touches the device, until
+ * cudaDeviceReset. The runtime is meant for one host thread; it never exits or aborts.
+ */
+#ifndef XGPU_RT_H
+#define XGPU_RT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "xgpu/cuda/cuda_runtime_api.h"
+#include "xgpu/emu.h"
+
+typedef struct RtFatbin RtFatbin;
+
+/* A __global__ function: host stub -> kernel name (index resolved at load). */
+typedef struct RtFunc {
+    const void *stub;
+    char *name;
+    int kernel; /* index in the module, -1 when absent */
+} RtFunc;
+
+/* A __device__/__constant__ variable: host shadow -> device symbol. */
+typedef struct RtVar {
+    const void *shadow;
+    char *name;
+    size_t size;
+    int constant;
+} RtVar;
+
+struct RtFatbin {
+    const void *data;        /* the XFatHeader clang's wrapper points at */
+    RtFunc *funcs;
+    size_t nfuncs, capfuncs;
+    RtVar *vars;
+    size_t nvars, capvars;
+    EmuModule *mod;          /* NULL until loaded on the current device */
+    cudaError_t load_error;  /* why loading failed, cudaSuccess when it did not */
+    RtFatbin *next;
+};
+
+/* One pending <<<>>> configuration (pushed by the caller, popped by the stub). */
+typedef struct RtLaunchConfig {
+    dim3 grid, block;
+    size_t shared;
+    cudaStream_t stream;
+} RtLaunchConfig;
+
+enum { RT_MAX_PENDING_CONFIGS = 16 };
+
+typedef struct RtContext {
+    RtFatbin *fatbins;
+    EmuDevice *dev;
+    cudaError_t sticky; /* guest fault or failed device creation */
+    cudaError_t last;   /* last error of a call, for cudaGetLastError */
+    RtLaunchConfig pending[RT_MAX_PENDING_CONFIGS];
+    int npending;
+    char *stats_path;   /* XGPU_STATS at device creation, or NULL */
+    int exit_hook;      /* atexit handler installed */
+} RtContext;
+
+RtContext *rt_ctx(void);
+
+/* context.c */
+cudaError_t rt_device(RtContext *c, EmuDevice **dev);
+cudaError_t rt_fatbin_load(RtContext *c, RtFatbin *fb);
+int rt_find_func(RtContext *c, const void *stub, RtFatbin **fb, RtFunc **fn);
+int rt_find_var(RtContext *c, const void *shadow, RtFatbin **fb, RtVar **var);
+void rt_shutdown(RtContext *c);
+void rt_reset(RtContext *c);
+
+/* error.c */
+cudaError_t rt_error(RtContext *c, cudaError_t e);
+cudaError_t rt_from_emu(EmuStatus s);
+int rt_is_fault(EmuStatus s);
+cudaError_t rt_unsupported(const char *api);
+
+/* memory.c */
+int rt_is_device_ptr(RtContext *c, const void *p);
+cudaError_t rt_copy(RtContext *c, void *dst, const void *src, size_t n, enum cudaMemcpyKind kind);
+
+/* Device addresses travel through the API as void *. */
+static inline uint64_t rt_addr(const void *p) { return (uint64_t)(uintptr_t)p; }
+static inline void *rt_ptr(uint64_t a) { return (void *)(uintptr_t)a; }
+
+#endif

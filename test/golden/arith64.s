@@ -1,0 +1,34 @@
+# gpubin version 1
+.producer "xgpu-cc"
+.options ""
+
+.kernel arith64
+.regs 12
+.param 8 8
+.param 8 8
+.param 8 8
+.param 1 1
+.param 1 1
+    ld.param.u64 r0, [0]
+    ld.param.u64 r2, [8]
+    ld.param.u64 r4, [16]
+    ld.param.u8 r6, [24]
+    ld.param.u8 r7, [25]
+    mul.u64 r8, r2, r4
+    div.s64 r8, r8, r4
+    rem.u64 r10, r2, 1000
+    cvt.u32.u64 r10, r10
+    shr.s64 r8, r8, r10
+    shl.u64 r8, r8, 3
+    xor.u64 r8, r8, -1
+    st.global.u64 [r0], r8
+    cvt.s32.s8 r6, r6
+    cvt.s32.s8 r7, r7
+    div.s32 r6, r6, r7
+    and.u32 r6, r6, 255
+    cvt.s32.s8 r6, r6
+    cvt.s64.s32 r6, r6
+    st.global.u64 [r0+8], r6
+    max.s64 r2, r2, r4
+    st.global.u64 [r0+16], r2
+    exit

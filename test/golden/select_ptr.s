@@ -1,0 +1,21 @@
+# gpubin version 1
+.producer "xgpu-cc"
+.options ""
+
+.kernel select_ptr
+.regs 7
+.param 8 8
+.param 8 8
+.param 8 8
+.param 4 4
+    ld.param.u64 r0, [0]
+    ld.param.u64 r2, [8]
+    ld.param.u64 r4, [16]
+    ld.param.u32 r6, [24]
+    set.eq.u32 r6, r6, 0
+    sel.u64 r0, r0, r2, r6
+    ld.global.f64 r0, [r0]
+    mov.f64 r2, 0d4000000000000000
+    fmul.f64 r0, r0, r2
+    st.global.f64 [r4], r0
+    exit

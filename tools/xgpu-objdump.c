@@ -1,0 +1,442 @@
+/*
+ * xgpu-objdump - shows the device code a program carries.
+ *
+ *   xgpu-objdump [--json] [--section NAME]... FILE...
+ *
+ * FILE is a host executable or object (its .nv_fatbin section holds one or more fat
+ * containers back to back, each padded to 8 bytes), a fat container file, or a raw
+ * gpubin. For every gpubin found it prints the module info, each kernel's table entry
+ * and disassembly (labels L<pc>, one instruction per line with its pc, `// file:line`
+ * where the source line changes), the globals and, when asked, the line table. --json
+ * prints the same as one JSON document (schema in docs/gpubin.md). --section limits the
+ * output to info, kernels, text, globals or lines (with or without the .xgpu. prefix).
+ *
+ * All parsing goes through the library's bounds-checked reader; malformed input gives
+ * one line `xgpu-objdump: FILE: message` on stderr and exit status 1.
+ */
+#include <gelf.h>
+#include <json-c/json.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xgpu/gpubin.h"
+
+enum { SEC_INFO = 1, SEC_KERNELS = 2, SEC_TEXT = 4, SEC_GLOBALS = 8, SEC_LINES = 16,
+       SEC_DEFAULT = SEC_INFO | SEC_KERNELS | SEC_TEXT | SEC_GLOBALS };
+
+static const char *const section_names[] = {"info", "kernels", "text", "globals", "lines"};
+
+typedef struct Input {
+    const char *path;
+    XGpubin **mods;
+    size_t nmods;
+    char err[256];
+} Input;
+
+/* ---- finding the modules ------------------------------------------------------------ */
+
+static int add_module(Input *in, const void *elf, size_t len)
+{
+    XGpubin *g, **m = realloc(in->mods, (in->nmods + 1) * sizeof *m);
+    if (!m)
+        return snprintf(in->err, sizeof in->err, "out of memory"), -1;
+    in->mods = m;
+    char why[200];
+    if (xgpubin_read(elf, len, &g, why, sizeof why)) {
+        snprintf(in->err, sizeof in->err, "gpubin #%zu: %s", in->nmods, why);
+        return -1;
+    }
+    in->mods[in->nmods++] = g;
+    return 0;
+}
+
+/* Fat containers back to back; zero padding between them is skipped. */
+static int add_fat(Input *in, const uint8_t *p, size_t len)
+{
+    size_t off = 0;
+    while (off < len) {
+        if (len - off >= 8 && !memcmp(p + off, "\0\0\0\0\0\0\0\0", 8)) {
+            off += 8;
+            continue;
+        }
+        const void *elf;
+        size_t elflen, next;
+        char why[200];
+        if (xfat_parse(p + off, len - off, &elf, &elflen, &next, why, sizeof why)) {
+            snprintf(in->err, sizeof in->err, "at offset %zu: %s", off, why);
+            return -1;
+        }
+        if (add_module(in, elf, elflen))
+            return -1;
+        off += next;
+    }
+    if (!in->nmods)
+        return snprintf(in->err, sizeof in->err, "no gpubin in the fat data"), -1;
+    return 0;
+}
+
+/* A host ELF: the .nv_fatbin section; 1 when there is none (maybe a raw gpubin). */
+static int add_host(Input *in, uint8_t *buf, size_t len)
+{
+    Elf *e = elf_memory((char *)buf, len);
+    size_t shstrndx;
+    int rc = 1;
+    if (!e || elf_kind(e) != ELF_K_ELF || elf_getshdrstrndx(e, &shstrndx) != 0) {
+        snprintf(in->err, sizeof in->err, "bad ELF file: %s", elf_errmsg(-1));
+        rc = -1;
+    }
+    for (Elf_Scn *s = rc < 0 ? NULL : elf_nextscn(e, NULL); s; s = elf_nextscn(e, s)) {
+        GElf_Shdr sh;
+        const char *name = gelf_getshdr(s, &sh) ? elf_strptr(e, shstrndx, sh.sh_name) : NULL;
+        if (!name || strcmp(name, ".nv_fatbin") != 0)
+            continue;
+        Elf_Data *d = sh.sh_type == SHT_PROGBITS && sh.sh_offset <= len &&
+                      sh.sh_size <= len - sh.sh_offset ? elf_getdata(s, NULL) : NULL;
+        if (!d || !d->d_buf) {
+            snprintf(in->err, sizeof in->err, ".nv_fatbin: unreadable section");
+            rc = -1;
+        } else {
+            rc = add_fat(in, d->d_buf, d->d_size);
+        }
+        break;
+    }
+    if (e)
+        elf_end(e);
+    return rc;
+}
+
+static int load_input(Input *in, uint8_t *buf, size_t len)
+{
+    static const uint8_t fat_magic[8] = {'X', 'G', 'P', 'U', 'F', 'A', 'T', 0};
+    if (len >= 8 && !memcmp(buf, fat_magic, 8))
+        return add_fat(in, buf, len);
+    if (len < 4 || memcmp(buf, ELFMAG, SELFMAG) != 0)
+        return snprintf(in->err, sizeof in->err,
+                        "not a gpubin, fat container or ELF file"), -1;
+    int rc = add_host(in, buf, len);
+    return rc > 0 ? add_module(in, buf, len) : rc;
+}
+
+static uint8_t *read_file(const char *path, size_t *len, char *err, size_t n)
+{
+    FILE *f = fopen(path, "rb");
+    uint8_t *buf = NULL;
+    size_t cap = 0, got = 0;
+    int bad = !f;
+    while (!bad) {
+        if (got == cap) {
+            uint8_t *p = realloc(buf, cap = cap ? cap * 2 : 65536);
+            if (!(bad = !p))
+                buf = p;
+            continue;
+        }
+        size_t k = fread(buf + got, 1, cap - got, f);
+        got += k;
+        if (k == 0)
+            break;
+    }
+    bad |= f && ferror(f);
+    if (f)
+        fclose(f);
+    if (bad || got == 0) {
+        snprintf(err, n, !f ? "cannot open" : bad ? "read error" : "empty file");
+        free(buf);
+        return NULL;
+    }
+    *len = got;
+    return buf;
+}
+
+/* ---- text output ------------------------------------------------------------------- */
+
+static const char **symbol_names(const XGpubin *g)
+{
+    const char **s = calloc(g->nglobals ? g->nglobals : 1, sizeof *s);
+    for (uint32_t i = 0; s && i < g->nglobals; i++)
+        s[i] = g->globals[i].name;
+    return s;
+}
+
+static void print_kernel_entry(const XKernel *k)
+{
+    printf("kernel %s: regs %u, shared %u, local %u, params %u bytes, code [%u, %u)\n",
+           k->name, k->nregs, k->shared_bytes, k->local_bytes, k->param_bytes, k->code_start,
+           k->code_start + k->code_count);
+    if (k->signature && k->signature[0])
+        printf("  signature: %s\n", k->signature);
+    for (uint32_t j = 0; j < k->nparams; j++)
+        printf("  param %u: offset %u, size %u, align %u\n", j, k->params[j].offset,
+               k->params[j].size, k->params[j].align);
+}
+
+static int is_label(const XGpubin *g, const XKernel *k, uint32_t pc)
+{
+    for (uint32_t i = 0; i < k->code_count; i++) {
+        const XInsn *in = &g->text[k->code_start + i];
+        if ((in->op == XOP_bra || in->op == XOP_brc) && in->target == pc)
+            return 1;
+        if (in->op == XOP_brc && in->reconv == pc)
+            return 1;
+    }
+    return 0;
+}
+
+static void print_code(const XGpubin *g, const XKernel *k, const char **syms)
+{
+    const XLine *last = NULL;
+    char buf[256];
+    printf("  code:\n");
+    for (uint32_t pc = 0; pc <= k->code_count; pc++) {
+        if (is_label(g, k, pc))
+            printf("  L%u:\n", pc);
+        if (pc == k->code_count)
+            break;
+        xisa_format(&g->text[k->code_start + pc], syms, g->nglobals, buf, sizeof buf);
+        const XLine *l = xgpubin_line(g, k->code_start + pc);
+        if (l && l->line && (!last || last->line != l->line || last->file != l->file))
+            printf("  %5u:  %-40s // %s:%u\n", pc, buf, g->files[l->file], l->line);
+        else
+            printf("  %5u:  %s\n", pc, buf);
+        last = l;
+    }
+}
+
+static void print_global(const XGlobal *v)
+{
+    printf("global %s: %s, size %llu, align %u", v->name,
+           v->space == XG_CONST ? "const" : "global", (unsigned long long)v->size, v->align);
+    if (v->init) {
+        printf(", init");
+        for (uint64_t i = 0; i < v->size && i < 32; i++)
+            printf(" %02x", v->init[i]);
+        if (v->size > 32)
+            printf(" ...");
+    }
+    printf("\n");
+}
+
+static void print_module(const char *path, size_t idx, const XGpubin *g, unsigned sec)
+{
+    const char **syms = symbol_names(g);
+    printf("%s: gpubin #%zu\n", path, idx);
+    if (sec & SEC_INFO)
+        printf("producer: %s\noptions: %s\nkernels: %u, instructions: %u, globals: %u\n",
+               g->producer, g->options, g->nkernels, g->ntext, g->nglobals);
+    for (uint32_t i = 0; i < g->nkernels && (sec & (SEC_KERNELS | SEC_TEXT)); i++) {
+        printf("\n");
+        if (sec & SEC_KERNELS)
+            print_kernel_entry(&g->kernels[i]);
+        else
+            printf("kernel %s:\n", g->kernels[i].name);
+        if (sec & SEC_TEXT)
+            print_code(g, &g->kernels[i], syms);
+    }
+    if ((sec & SEC_GLOBALS) && g->nglobals)
+        printf("\n");
+    for (uint32_t i = 0; (sec & SEC_GLOBALS) && i < g->nglobals; i++)
+        print_global(&g->globals[i]);
+    for (uint32_t i = 0; (sec & SEC_LINES) && i < g->nlines; i++)
+        printf("line: pc %u %s:%u\n", g->lines[i].pc, g->files[g->lines[i].file],
+               g->lines[i].line);
+    free(syms);
+}
+
+/* ---- JSON output ------------------------------------------------------------------- */
+
+#define JADD(o, k, v) json_object_object_add((o), (k), (v))
+
+static json_object *json_kernel(const XGpubin *g, const XKernel *k, const char **syms,
+                                unsigned sec)
+{
+    json_object *o = json_object_new_object(), *ps = json_object_new_array();
+    JADD(o, "name", json_object_new_string(k->name));
+    if (sec & SEC_KERNELS) {
+        JADD(o, "signature", json_object_new_string(k->signature ? k->signature : ""));
+        JADD(o, "regs", json_object_new_int64(k->nregs));
+        JADD(o, "shared_bytes", json_object_new_int64(k->shared_bytes));
+        JADD(o, "local_bytes", json_object_new_int64(k->local_bytes));
+        JADD(o, "param_bytes", json_object_new_int64(k->param_bytes));
+        JADD(o, "code_start", json_object_new_int64(k->code_start));
+        JADD(o, "code_count", json_object_new_int64(k->code_count));
+        for (uint32_t j = 0; j < k->nparams; j++) {
+            json_object *p = json_object_new_object();
+            JADD(p, "offset", json_object_new_int64(k->params[j].offset));
+            JADD(p, "size", json_object_new_int64(k->params[j].size));
+            JADD(p, "align", json_object_new_int64(k->params[j].align));
+            json_object_array_add(ps, p);
+        }
+    }
+    JADD(o, "params", ps);
+    if (!(sec & SEC_TEXT))
+        return o;
+    json_object *code = json_object_new_array();
+    char buf[256];
+    for (uint32_t pc = 0; pc < k->code_count; pc++) {
+        json_object *in = json_object_new_object();
+        const XInsn *x = &g->text[k->code_start + pc];
+        xisa_format(x, syms, g->nglobals, buf, sizeof buf);
+        JADD(in, "pc", json_object_new_int64(pc));
+        JADD(in, "op", json_object_new_string(xisa_ops[x->op].name));
+        JADD(in, "text", json_object_new_string(buf));
+        const XLine *l = xgpubin_line(g, k->code_start + pc);
+        if (l && l->line) {
+            JADD(in, "file", json_object_new_string(g->files[l->file]));
+            JADD(in, "line", json_object_new_int64(l->line));
+        }
+        json_object_array_add(code, in);
+    }
+    JADD(o, "instructions", code);
+    return o;
+}
+
+static json_object *json_global(const XGlobal *v)
+{
+    json_object *o = json_object_new_object();
+    JADD(o, "name", json_object_new_string(v->name));
+    JADD(o, "space", json_object_new_string(v->space == XG_CONST ? "const" : "global"));
+    JADD(o, "size", json_object_new_int64((int64_t)v->size));
+    JADD(o, "align", json_object_new_int64(v->align));
+    if (!v->init) {
+        JADD(o, "init", NULL);
+        return o;
+    }
+    char *hex = malloc((size_t)v->size * 2 + 1);
+    for (uint64_t i = 0; hex && i < v->size; i++)
+        snprintf(hex + 2 * i, 3, "%02x", v->init[i]);
+    if (hex)
+        hex[v->size * 2] = '\0';
+    JADD(o, "init", hex ? json_object_new_string(hex) : NULL);
+    free(hex);
+    return o;
+}
+
+static json_object *json_module(const XGpubin *g, unsigned sec)
+{
+    json_object *o = json_object_new_object();
+    const char **syms = symbol_names(g);
+    JADD(o, "version", json_object_new_int(XGPUBIN_VERSION));
+    if (sec & SEC_INFO) {
+        JADD(o, "producer", json_object_new_string(g->producer));
+        JADD(o, "options", json_object_new_string(g->options));
+    }
+    if (sec & (SEC_KERNELS | SEC_TEXT)) {
+        json_object *ks = json_object_new_array();
+        for (uint32_t i = 0; i < g->nkernels; i++)
+            json_object_array_add(ks, json_kernel(g, &g->kernels[i], syms, sec));
+        JADD(o, "kernels", ks);
+    }
+    if (sec & SEC_GLOBALS) {
+        json_object *gs = json_object_new_array();
+        for (uint32_t i = 0; i < g->nglobals; i++)
+            json_object_array_add(gs, json_global(&g->globals[i]));
+        JADD(o, "globals", gs);
+    }
+    if (sec & SEC_LINES) {
+        json_object *fs = json_object_new_array(), *ls = json_object_new_array();
+        for (uint32_t i = 0; i < g->nfiles; i++)
+            json_object_array_add(fs, json_object_new_string(g->files[i]));
+        for (uint32_t i = 0; i < g->nlines; i++) {
+            json_object *l = json_object_new_object();
+            JADD(l, "pc", json_object_new_int64(g->lines[i].pc));
+            JADD(l, "file", json_object_new_int64(g->lines[i].file));
+            JADD(l, "line", json_object_new_int64(g->lines[i].line));
+            json_object_array_add(ls, l);
+        }
+        JADD(o, "files", fs);
+        JADD(o, "lines", ls);
+    }
+    free(syms);
+    return o;
+}
+
+/* ---- driver ------------------------------------------------------------------------ */
+
+static int parse_section(const char *s, unsigned *sec)
+{
+    if (strncmp(s, ".xgpu.", 6) == 0)
+        s += 6;
+    for (unsigned i = 0; i < 5; i++)
+        if (strcmp(s, section_names[i]) == 0) {
+            *sec |= 1u << i;
+            return 0;
+        }
+    return -1;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: xgpu-objdump [--json] [--section info|kernels|text|globals|lines]... "
+               "FILE...\n");
+}
+
+static int process(Input *in, int json, unsigned sec, json_object *all)
+{
+    size_t len;
+    uint8_t *buf = read_file(in->path, &len, in->err, sizeof in->err);
+    int rc = buf ? load_input(in, buf, len) : -1;
+    free(buf);
+    if (rc) {
+        fprintf(stderr, "xgpu-objdump: %s: %s\n", in->path, in->err);
+        return -1;
+    }
+    json_object *mods = json ? json_object_new_array() : NULL;
+    for (size_t i = 0; i < in->nmods; i++) {
+        if (json)
+            json_object_array_add(mods, json_module(in->mods[i], sec));
+        else
+            print_module(in->path, i, in->mods[i], sec);
+    }
+    if (json) {
+        json_object *o = json_object_new_object();
+        JADD(o, "path", json_object_new_string(in->path));
+        JADD(o, "modules", mods);
+        json_object_array_add(all, o);
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int json = 0, status = 0, nfiles = 0;
+    unsigned sec = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0) {
+            json = 1;
+        } else if (strcmp(argv[i], "--section") == 0 && i + 1 < argc) {
+            if (parse_section(argv[++i], &sec))
+                return fprintf(stderr, "xgpu-objdump: unknown section '%s'\n", argv[i]), 2;
+        } else if (strcmp(argv[i], "--help") == 0) {
+            return usage(stdout), 0;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            return usage(stderr), 2;
+        } else {
+            argv[++nfiles] = argv[i]; /* compact the file names at argv[1..] */
+        }
+    }
+    if (!nfiles)
+        return usage(stderr), 2;
+    if (!sec)
+        sec = SEC_DEFAULT;
+    elf_version(EV_CURRENT);
+    json_object *all = json ? json_object_new_array() : NULL;
+    for (int i = 1; i <= nfiles; i++) {
+        Input in = {.path = argv[i]};
+        if (process(&in, json, sec, all))
+            status = 1;
+        if (!json && i < nfiles)
+            printf("\n");
+        for (size_t j = 0; j < in.nmods; j++)
+            xgpubin_free(in.mods[j]);
+        free(in.mods);
+    }
+    if (json) {
+        json_object *doc = json_object_new_object();
+        JADD(doc, "inputs", all);
+        printf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
+                                                               JSON_C_TO_STRING_NOSLASHESCAPE));
+        json_object_put(doc);
+    }
+    return status;
+}
