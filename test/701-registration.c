@@ -13,12 +13,7 @@
 
 #include "xgpu/cuda/cuda_runtime_api.h"
 #include "xgpu/gpubin.h"
-
-typedef struct FatWrapper {
-    int magic, version;
-    const void *data;
-    void *unused;
-} FatWrapper;
+#include "xtest.h"
 
 static const char vecadd_src[] =
     ".kernel vecadd\n"
@@ -72,34 +67,11 @@ static void stub_missing(void) {}
 static void stub_unregistered(void) {}
 
 /* Assembles src, writes it as a fat container and returns the container's bytes. */
-static void *fat_bytes(const char *src)
-{
-    XGpubin *g;
-    char err[256];
-    cr_assert_eq(xasm_assemble(src, &g, err, sizeof err), 0, "%s", err);
-    char path[] = XGPU_BUILD_DIR "/test-701-XXXXXX";
-    int fd = mkstemp(path);
-    cr_assert_geq(fd, 0);
-    close(fd);
-    cr_assert_eq(xgpubin_write_fat(g, path, err, sizeof err), 0, "%s", err);
-    xgpubin_free(g);
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    void *buf = malloc((size_t)n);
-    cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    remove(path);
-    return buf; /* stays alive: the runtime keeps pointing at it */
-}
-
-static void **register_module(FatWrapper *w, const char *src)
+static void **register_module(XtFatWrapper *w, const char *src)
 {
     w->magic = 0x466243b1;
     w->version = 1;
-    w->data = fat_bytes(src);
+    w->data = xt_fat_from_asm(src);
     w->unused = NULL;
     void **h = __cudaRegisterFatBinary(w);
     cr_assert_not_null(h);
@@ -112,7 +84,7 @@ static void register_kernel(void **h, void (*stub)(void), const char *name)
                            NULL, NULL);
 }
 
-static void **setup_vecadd(FatWrapper *w)
+static void **setup_vecadd(XtFatWrapper *w)
 {
     void **h = register_module(w, vecadd_src);
     register_kernel(h, stub_vecadd, "vecadd");
@@ -165,7 +137,7 @@ static void run_vecadd(int n, dim3 grid, dim3 block, float *out, cudaError_t *st
 
 Test(registration, vecadd_through_push_pop_launch)
 {
-    FatWrapper w;
+    XtFatWrapper w;
     setup_vecadd(&w);
     enum { N = 1000 };
     static float c[N];
@@ -180,7 +152,7 @@ Test(registration, vecadd_through_push_pop_launch)
 
 Test(registration, guarded_tail_is_not_written)
 {
-    FatWrapper w;
+    XtFatWrapper w;
     setup_vecadd(&w);
     enum { N = 300 };
     static float c[N + 20];
@@ -192,7 +164,7 @@ Test(registration, guarded_tail_is_not_written)
 
 Test(registration, device_to_device_and_host_to_host_copies)
 {
-    FatWrapper w;
+    XtFatWrapper w;
     setup_vecadd(&w);
     int src[64], dst[64] = {0}, back[64] = {0};
     for (int i = 0; i < 64; i++)
@@ -212,7 +184,7 @@ Test(registration, device_to_device_and_host_to_host_copies)
 
 Test(registration, two_fat_binaries)
 {
-    FatWrapper w1, w2;
+    XtFatWrapper w1, w2;
     setup_vecadd(&w1);
     void **h2 = register_module(&w2, triple_src);
     register_kernel(h2, stub_triple, "triple");
@@ -242,7 +214,7 @@ Test(registration, two_fat_binaries)
 
 Test(registration, unknown_stub_and_missing_kernel)
 {
-    FatWrapper w;
+    XtFatWrapper w;
     setup_vecadd(&w);
     int n = 0;
     void *p = NULL;
@@ -282,7 +254,7 @@ Test(registration, push_pop_carries_the_configuration)
 
 Test(registration, bad_wrapper_magic)
 {
-    FatWrapper w = {0x12345678, 1, "junk", NULL};
+    XtFatWrapper w = {0x12345678, 1, "junk", NULL};
     void **h = __cudaRegisterFatBinary(&w);
     register_kernel(h, stub_vecadd, "vecadd");
     int n = 0;
@@ -296,7 +268,7 @@ Test(registration, bad_wrapper_magic)
 Test(registration, bad_container_bytes)
 {
     static const unsigned char junk[64] = {1, 2, 3};
-    FatWrapper w = {0x466243b1, 1, junk, NULL};
+    XtFatWrapper w = {0x466243b1, 1, junk, NULL};
     void **h = __cudaRegisterFatBinary(&w);
     register_kernel(h, stub_vecadd, "vecadd");
     int n = 0;
@@ -310,7 +282,7 @@ Test(registration, bad_container_bytes)
 
 Test(registration, unregister_all_then_exit_cleanly)
 {
-    FatWrapper w;
+    XtFatWrapper w;
     void **h = setup_vecadd(&w);
     static float c[32];
     cudaError_t e;

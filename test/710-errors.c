@@ -13,12 +13,7 @@
 
 #include "xgpu/cuda/cuda_runtime_api.h"
 #include "xgpu/gpubin.h"
-
-typedef struct FatWrapper {
-    int magic, version;
-    const void *data;
-    void *unused;
-} FatWrapper;
+#include "xtest.h"
 
 /* out[i] = in[i] for i < n, no bounds check beyond n. */
 static const char copy_src[] =
@@ -44,33 +39,11 @@ static const char copy_src[] =
     "    exit\n";
 
 static void stub_copy(void) {}
-static FatWrapper wrapper;
-
-static void *fat_bytes(const char *src)
-{
-    XGpubin *g;
-    char err[256];
-    cr_assert_eq(xasm_assemble(src, &g, err, sizeof err), 0, "%s", err);
-    char path[] = XGPU_BUILD_DIR "/test-710-XXXXXX";
-    int fd = mkstemp(path);
-    cr_assert_geq(fd, 0);
-    close(fd);
-    cr_assert_eq(xgpubin_write_fat(g, path, err, sizeof err), 0, "%s", err);
-    xgpubin_free(g);
-    FILE *f = fopen(path, "rb");
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    void *buf = malloc((size_t)n);
-    cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    remove(path);
-    return buf;
-}
+static XtFatWrapper wrapper;
 
 static void setup(void)
 {
-    wrapper = (FatWrapper){0x466243b1, 1, fat_bytes(copy_src), NULL};
+    wrapper = (XtFatWrapper){0x466243b1, 1, xt_fat_from_asm(copy_src), NULL};
     void **h = __cudaRegisterFatBinary(&wrapper);
     __cudaRegisterFunction(h, (const void *)stub_copy, "copy", "copy", -1, NULL, NULL, NULL,
                            NULL, NULL);

@@ -15,12 +15,7 @@
 
 #include "xgpu/cuda/cuda_runtime_api.h"
 #include "xgpu/gpubin.h"
-
-typedef struct FatWrapper {
-    int magic, version;
-    const void *data;
-    void *unused;
-} FatWrapper;
+#include "xtest.h"
 
 /* out[tid] = tid */
 static const char module_src[] =
@@ -35,34 +30,12 @@ static const char module_src[] =
     "    exit\n";
 
 static void stub_iota(void) {}
-static FatWrapper wrapper;
+static XtFatWrapper wrapper;
 static void **handle;
-
-static void *fat_bytes(const char *src)
-{
-    XGpubin *g;
-    char err[256];
-    cr_assert_eq(xasm_assemble(src, &g, err, sizeof err), 0, "%s", err);
-    char path[] = XGPU_BUILD_DIR "/test-730-XXXXXX";
-    int fd = mkstemp(path);
-    cr_assert_geq(fd, 0);
-    close(fd);
-    cr_assert_eq(xgpubin_write_fat(g, path, err, sizeof err), 0, "%s", err);
-    xgpubin_free(g);
-    FILE *f = fopen(path, "rb");
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    void *buf = malloc((size_t)n);
-    cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    remove(path);
-    return buf;
-}
 
 static void setup(void)
 {
-    wrapper = (FatWrapper){0x466243b1, 1, fat_bytes(module_src), NULL};
+    wrapper = (XtFatWrapper){0x466243b1, 1, xt_fat_from_asm(module_src), NULL};
     handle = __cudaRegisterFatBinary(&wrapper);
     __cudaRegisterFunction(handle, (const void *)stub_iota, "iota", "iota", -1, NULL, NULL, NULL,
                            NULL, NULL);

@@ -1,7 +1,7 @@
 /*
  * xgpu-objdump - shows the device code a program carries.
  *
- *   xgpu-objdump [--json] [--section NAME]... FILE...
+ *   xgpu-objdump [--json | --asm] [--section NAME]... FILE...
  *
  * FILE is a host executable or object (its .nv_fatbin section holds one or more fat
  * containers back to back, each padded to 8 bytes), a fat container file, or a raw
@@ -10,6 +10,8 @@
  * where the source line changes), the globals and, when asked, the line table. --json
  * prints the same as one JSON document (schema in docs/gpubin.md). --section limits the
  * output to info, kernels, text, globals or lines (with or without the .xgpu. prefix).
+ * --asm prints each module as an assembler listing (xgpubin_disassemble) that the
+ * assembler reads back to the same module.
  *
  * All parsing goes through the library's bounds-checked reader; malformed input gives
  * one line `xgpu-objdump: FILE: message` on stderr and exit status 1.
@@ -367,11 +369,15 @@ static int parse_section(const char *s, unsigned *sec)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: xgpu-objdump [--json] [--section info|kernels|text|globals|lines]... "
-               "FILE...\n");
+    fprintf(f, "usage: xgpu-objdump [--json | --asm] [--section info|kernels|text|globals|lines]... "
+               "FILE...\n"
+               "  --json     one JSON document (schema in docs/gpubin.md)\n"
+               "  --asm      assembler listing of each module, which xasm_assemble reads back\n");
 }
 
-static int process(Input *in, int json, unsigned sec, json_object *all)
+typedef enum Format { FMT_TEXT, FMT_JSON, FMT_ASM } Format;
+
+static int process(Input *in, Format fmt, unsigned sec, json_object *all)
 {
     size_t len;
     uint8_t *buf = read_file(in->path, &len, in->err, sizeof in->err);
@@ -381,10 +387,13 @@ static int process(Input *in, int json, unsigned sec, json_object *all)
         fprintf(stderr, "xgpu-objdump: %s: %s\n", in->path, in->err);
         return -1;
     }
+    int json = fmt == FMT_JSON;
     json_object *mods = json ? json_object_new_array() : NULL;
     for (size_t i = 0; i < in->nmods; i++) {
         if (json)
             json_object_array_add(mods, json_module(in->mods[i], sec));
+        else if (fmt == FMT_ASM)
+            xgpubin_disassemble(in->mods[i], stdout);
         else
             print_module(in->path, i, in->mods[i], sec);
     }
@@ -399,11 +408,14 @@ static int process(Input *in, int json, unsigned sec, json_object *all)
 
 int main(int argc, char **argv)
 {
-    int json = 0, status = 0, nfiles = 0;
+    Format fmt = FMT_TEXT;
+    int status = 0, nfiles = 0;
     unsigned sec = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0) {
-            json = 1;
+            fmt = FMT_JSON;
+        } else if (strcmp(argv[i], "--asm") == 0) {
+            fmt = FMT_ASM;
         } else if (strcmp(argv[i], "--section") == 0 && i + 1 < argc) {
             if (parse_section(argv[++i], &sec))
                 return fprintf(stderr, "xgpu-objdump: unknown section '%s'\n", argv[i]), 2;
@@ -420,12 +432,13 @@ int main(int argc, char **argv)
     if (!sec)
         sec = SEC_DEFAULT;
     elf_version(EV_CURRENT);
+    int json = fmt == FMT_JSON;
     json_object *all = json ? json_object_new_array() : NULL;
     for (int i = 1; i <= nfiles; i++) {
         Input in = {.path = argv[i]};
-        if (process(&in, json, sec, all))
+        if (process(&in, fmt, sec, all))
             status = 1;
-        if (!json && i < nfiles)
+        if (fmt == FMT_TEXT && i < nfiles)
             printf("\n");
         for (size_t j = 0; j < in.nmods; j++)
             xgpubin_free(in.mods[j]);

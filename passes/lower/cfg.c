@@ -26,16 +26,6 @@
 
 #define NONE 0xffffffffu
 
-static void *xcalloc(size_t n, size_t sz)
-{
-    void *p = calloc(n ? n : 1, sz);
-    if (!p) {
-        fprintf(stderr, "xgpu-cc: out of memory\n");
-        abort();
-    }
-    return p;
-}
-
 /* ---- successors ---- */
 
 static int set_succ(MFunc *f, uint32_t b)
@@ -79,8 +69,8 @@ static int set_succ(MFunc *f, uint32_t b)
 static uint32_t dfs(MFunc *f, uint32_t *post)
 {
     uint32_t nb = f->nblocks, npost = 0, sp = 0;
-    uint8_t *state = xcalloc(nb, 1); /* 0 new, 1 on stack, 2 done */
-    uint32_t *stack = xcalloc(nb, sizeof *stack), *next = xcalloc(nb, sizeof *next);
+    uint8_t *state = mir_zalloc(nb, 1); /* 0 new, 1 on stack, 2 done */
+    uint32_t *stack = mir_zalloc(nb, sizeof *stack), *next = mir_zalloc(nb, sizeof *next);
     stack[sp++] = 0;
     state[0] = 1;
     while (sp) {
@@ -137,7 +127,7 @@ static void remap_block(MBlock *bb, const uint32_t *map)
 static void drop_unreachable(MFunc *f, const uint32_t *post, uint32_t npost)
 {
     uint32_t nb = f->nblocks;
-    uint32_t *map = xcalloc(nb, sizeof *map);
+    uint32_t *map = mir_zalloc(nb, sizeof *map);
     for (uint32_t b = 0; b < nb; b++)
         map[b] = NONE;
     for (uint32_t i = 0; i < npost; i++)
@@ -169,7 +159,7 @@ static void set_preds(MFunc *f)
             f->blocks[f->blocks[b].succ[k]].npreds++;
     for (uint32_t b = 0; b < nb; b++) {
         free(f->blocks[b].preds);
-        f->blocks[b].preds = xcalloc(f->blocks[b].npreds, sizeof(uint32_t));
+        f->blocks[b].preds = mir_zalloc(f->blocks[b].npreds, sizeof(uint32_t));
         f->blocks[b].npreds = 0;
     }
     for (uint32_t b = 0; b < nb; b++) {
@@ -218,8 +208,8 @@ static void mark_loop(MFunc *f, uint32_t h, uint32_t *mark, uint32_t *work)
 static void set_loops(MFunc *f)
 {
     uint32_t nb = f->nblocks;
-    uint8_t *header = xcalloc(nb, 1);
-    uint32_t *mark = xcalloc(nb, sizeof *mark), *work = xcalloc(nb, sizeof *work);
+    uint8_t *header = mir_zalloc(nb, 1);
+    uint32_t *mark = mir_zalloc(nb, sizeof *mark), *work = mir_zalloc(nb, sizeof *work);
     for (uint32_t b = 0; b < nb; b++) {
         f->blocks[b].loop_depth = 0;
         mark[b] = NONE;
@@ -242,7 +232,7 @@ int mir_cfg(MFunc *f)
     for (uint32_t b = 0; b < f->nblocks; b++)
         if (set_succ(f, b))
             return -1;
-    uint32_t *post = xcalloc(f->nblocks, sizeof *post);
+    uint32_t *post = mir_zalloc(f->nblocks, sizeof *post);
     uint32_t npost = dfs(f, post);
     if (npost < f->nblocks) {
         drop_unreachable(f, post, npost);
@@ -290,8 +280,8 @@ static void reach_exit(PdCtx *c, uint8_t *reach, uint32_t *work)
  * every region that cannot reach it, until all can. */
 static void connect_exit(PdCtx *c)
 {
-    uint8_t *reach = xcalloc(c->n, 1);
-    uint32_t *work = xcalloc(c->n, sizeof *work);
+    uint8_t *reach = mir_zalloc(c->n, 1);
+    uint32_t *work = mir_zalloc(c->n, sizeof *work);
     for (uint32_t b = 0; b < c->n; b++)
         c->toexit[b] = c->f->blocks[b].nsucc == 0;
     for (;;) {
@@ -312,8 +302,8 @@ static void connect_exit(PdCtx *c)
 static uint32_t reverse_postorder(PdCtx *c, uint32_t *order)
 {
     uint32_t total = c->n + 1, sp = 0, cnt = 0, ex = c->n;
-    uint8_t *seen = xcalloc(total, 1);
-    uint32_t *stack = xcalloc(total, sizeof *stack), *next = xcalloc(total, sizeof *next);
+    uint8_t *seen = mir_zalloc(total, 1);
+    uint32_t *stack = mir_zalloc(total, sizeof *stack), *next = mir_zalloc(total, sizeof *next);
     stack[sp++] = ex;
     seen[ex] = 1;
     while (sp) {
@@ -375,10 +365,10 @@ static uint32_t meet_succs(const PdCtx *c, uint32_t b)
 int mir_postdom(MFunc *f)
 {
     PdCtx c = {.f = f, .n = f->nblocks};
-    c.toexit = xcalloc(c.n, 1);
-    c.po = xcalloc(c.n + 1, sizeof *c.po);
-    c.idom = xcalloc(c.n + 1, sizeof *c.idom);
-    uint32_t *order = xcalloc(c.n + 1, sizeof *order);
+    c.toexit = mir_zalloc(c.n, 1);
+    c.po = mir_zalloc(c.n + 1, sizeof *c.po);
+    c.idom = mir_zalloc(c.n + 1, sizeof *c.idom);
+    uint32_t *order = mir_zalloc(c.n + 1, sizeof *order);
     connect_exit(&c);
     uint32_t cnt = reverse_postorder(&c, order);
     for (uint32_t v = 0; v <= c.n; v++)

@@ -38,16 +38,6 @@ typedef struct DivCtx {
     int changed;
 } DivCtx;
 
-static void *xcalloc(size_t n, size_t sz)
-{
-    void *p = calloc(n ? n : 1, sz);
-    if (!p) {
-        fprintf(stderr, "xgpu-cc: out of memory\n");
-        abort();
-    }
-    return p;
-}
-
 static void mark(DivCtx *c, MReg r)
 {
     if (mir_is_vreg(r) && r < c->f->nvregs && !c->f->vregs[r].divergent) {
@@ -183,9 +173,9 @@ int mir_divergence(MFunc *f)
 {
     DivCtx c = {.f = f};
     mir_live(f, &c.live);
-    c.done = xcalloc(f->nblocks, 1);
-    c.inregion = xcalloc(f->nblocks, 1);
-    c.work = xcalloc(f->nblocks, sizeof *c.work);
+    c.done = mir_zalloc(f->nblocks, 1);
+    c.inregion = mir_zalloc(f->nblocks, 1);
+    c.work = mir_zalloc(f->nblocks, sizeof *c.work);
     for (MReg r = 1; r < f->nvregs; r++) /* used before defined: per-lane garbage */
         f->vregs[r].divergent = f->nblocks && mir_live_has(mir_live_in(&c.live, 0), r);
     do {

@@ -27,16 +27,6 @@
 
 #define NONE 0xffffffffu
 
-static void *xcalloc(size_t n, size_t sz)
-{
-    void *p = calloc(n ? n : 1, sz);
-    if (!p) {
-        fprintf(stderr, "xgpu-cc: out of memory\n");
-        abort();
-    }
-    return p;
-}
-
 typedef struct EmitCtx {
     MFunc *f;
     uint32_t *order; /* blocks in layout order */
@@ -73,7 +63,7 @@ static uint32_t thread(const MFunc *f, const uint8_t *is_ipdom, uint32_t b)
 static void thread_jumps(EmitCtx *c)
 {
     MFunc *f = c->f;
-    uint8_t *is_ipdom = xcalloc(f->nblocks, 1);
+    uint8_t *is_ipdom = mir_zalloc(f->nblocks, 1);
     for (uint32_t b = 0; b < f->nblocks; b++) {
         MInsn *t = mir_terminator(f, b);
         if (t && t->x.op == XOP_brc && f->blocks[b].ipdom != MIR_EXIT)
@@ -191,9 +181,9 @@ static int validate(MFunc *f)
 int mir_emit(MFunc *f)
 {
     EmitCtx c = {.f = f};
-    c.order = xcalloc(f->nblocks, sizeof *c.order);
-    c.pc = xcalloc(f->nblocks, sizeof *c.pc);
-    c.live = xcalloc(f->nblocks, 1);
+    c.order = mir_zalloc(f->nblocks, sizeof *c.order);
+    c.pc = mir_zalloc(f->nblocks, sizeof *c.pc);
+    c.live = mir_zalloc(f->nblocks, 1);
     for (uint32_t i = 0; i < f->nblocks; i++)
         c.order[i] = NONE;
     thread_jumps(&c);
@@ -201,8 +191,8 @@ int mir_emit(MFunc *f)
     if (rc == 0) {
         free(f->code);
         free(f->code_loc);
-        f->code = xcalloc(f->ncode, sizeof *f->code);
-        f->code_loc = xcalloc(f->ncode, sizeof *f->code_loc);
+        f->code = mir_zalloc(f->ncode, sizeof *f->code);
+        f->code_loc = mir_zalloc(f->ncode, sizeof *f->code_loc);
         for (uint32_t i = 0; i < c.norder; i++)
             emit_block(&c, c.order[i], next_block(&c, i));
         rc = validate(f);
@@ -258,10 +248,10 @@ int mir_module_gpubin(MModule *m, XGpubin *out)
     out->producer = "xgpu-cc";
     out->options = "";
     out->nkernels = m->nfuncs;
-    out->kernels = xcalloc(m->nfuncs, sizeof *out->kernels);
+    out->kernels = mir_zalloc(m->nfuncs, sizeof *out->kernels);
     for (uint32_t i = 0; i < m->nfuncs; i++)
         out->ntext += m->funcs[i]->ncode;
-    out->text = xcalloc(out->ntext, sizeof *out->text);
+    out->text = mir_zalloc(out->ntext, sizeof *out->text);
     uint32_t start = 0, cap = 0;
     for (uint32_t i = 0; i < m->nfuncs; i++) {
         const MFunc *f = m->funcs[i];
@@ -273,11 +263,11 @@ int mir_module_gpubin(MModule *m, XGpubin *out)
         start += f->ncode;
     }
     out->nglobals = m->nglobals;
-    out->globals = xcalloc(m->nglobals, sizeof *out->globals);
+    out->globals = mir_zalloc(m->nglobals, sizeof *out->globals);
     if (m->nglobals)
         memcpy(out->globals, m->globals, m->nglobals * sizeof *out->globals);
     out->nfiles = m->nfiles;
-    out->files = xcalloc(m->nfiles, sizeof *out->files);
+    out->files = mir_zalloc(m->nfiles, sizeof *out->files);
     for (uint32_t i = 0; i < m->nfiles; i++)
         out->files[i] = m->files[i];
     return 0;

@@ -20,7 +20,10 @@
  * An LLVM block may become several MIR blocks (memcpy loops): bfirst is where it starts
  * (branch target), blast holds its terminator (the predecessor named by phis).
  */
+#define _GNU_SOURCE /* memmem */
 #include "lower.h"
+
+#include <llvm-c/DebugInfo.h>
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -656,11 +659,34 @@ static int fill_phis(Isel *s, LLVMBasicBlockRef bb)
 
 /* ---- the instruction dispatch ---------------------------------------------------------- */
 
+/* True for the toolchain's own headers (clang's CUDA builtins, xgpu's cuda_runtime.h):
+ * a location there is reported at the user code it was inlined into. */
+static int toolchain_header(const char *file, unsigned len)
+{
+    const char *base = file;
+    for (unsigned i = 0; i < len; i++)
+        if (file[i] == '/')
+            base = file + i + 1;
+    size_t blen = len - (size_t)(base - file);
+    return (blen >= 12 && !strncmp(base, "__clang_cuda", 12)) ||
+           memmem(file, len, "/xgpu/cuda/", 11) != NULL;
+}
+
 static void set_loc(Isel *s, LLVMValueRef in)
 {
-    unsigned len = 0;
-    const char *file = LLVMGetDebugLocFilename(in, &len);
-    unsigned line = LLVMGetDebugLocLine(in);
+    LLVMMetadataRef loc = LLVMInstructionGetDebugLoc(in);
+    const char *file = NULL;
+    unsigned len = 0, line = 0;
+    while (loc) {
+        LLVMMetadataRef scope = LLVMDILocationGetScope(loc);
+        LLVMMetadataRef f = scope ? LLVMDIScopeGetFile(scope) : NULL;
+        file = f ? LLVMDIFileGetFilename(f, &len) : NULL;
+        line = LLVMDILocationGetLine(loc);
+        LLVMMetadataRef outer = LLVMDILocationGetInlinedAt(loc);
+        if (!file || !outer || !toolchain_header(file, len))
+            break;
+        loc = outer;
+    }
     if (!file || !len || !line) {
         s->loc = 0;
         return;

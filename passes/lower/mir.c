@@ -25,6 +25,14 @@ static void *xrealloc(void *p, size_t n)
     return p;
 }
 
+void *mir_zalloc(size_t n, size_t sz)
+{
+    void *p = calloc(n ? n : 1, sz);
+    if (!p)
+        die_oom();
+    return p;
+}
+
 static char *xstrdup(const char *s)
 {
     size_t n = strlen(s) + 1;

@@ -113,6 +113,10 @@ typedef struct MModule {
     int errors;         /* count of mir_error reports */
 } MModule;
 
+/* Zeroed allocation of n elements of sz bytes; running out of memory is an internal
+ * error (the compiler stops). */
+void *mir_zalloc(size_t n, size_t sz);
+
 /* Construction (mir.c). Everything is owned by the module and freed by mir_module_free. */
 MModule *mir_module_new(const char *source);
 void mir_module_free(MModule *m);

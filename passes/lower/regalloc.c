@@ -60,16 +60,6 @@ typedef struct RaCtx {
     int nspilled;
 } RaCtx;
 
-static void *xcalloc(size_t n, size_t sz)
-{
-    void *p = calloc(n ? n : 1, sz);
-    if (!p) {
-        fprintf(stderr, "xgpu-cc: out of memory\n");
-        abort();
-    }
-    return p;
-}
-
 static void *xrealloc(void *p, size_t n)
 {
     p = realloc(p, n ? n : 1);
@@ -160,7 +150,7 @@ static int starts_before(const Ival *iv, uint32_t x, uint32_t y)
 static void sort_by_start(RaCtx *c)
 {
     uint32_t n = c->nsorted;
-    uint32_t *tmp = xcalloc(n, sizeof *tmp), *a = c->byStart;
+    uint32_t *tmp = mir_zalloc(n, sizeof *tmp), *a = c->byStart;
     for (uint32_t w = 1; w < n; w *= 2) {
         for (uint32_t lo = 0; lo < n; lo += 2 * w) {
             uint32_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
@@ -475,8 +465,8 @@ static void assign(RaCtx *c)
 static int layout(RaCtx *c)
 {
     MFunc *f = c->f;
-    c->order = xcalloc(f->nblocks, sizeof *c->order);
-    uint8_t *seen = xcalloc(f->nblocks, 1);
+    c->order = mir_zalloc(f->nblocks, sizeof *c->order);
+    uint8_t *seen = mir_zalloc(f->nblocks, 1);
     int rc = 0;
     for (uint32_t b = 0; b < f->nblocks && rc == 0; b++) {
         uint32_t r = f->blocks[b].rpo;

@@ -3,7 +3,9 @@
  */
 #define _GNU_SOURCE
 #include "xtest.h"
+#include "xgpu/gpubin.h"
 
+#include <criterion/criterion.h>
 #include <dirent.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -128,5 +130,19 @@ char *xt_read(const char *path, size_t *len)
         buf[n] = 0;
     if (len)
         *len = n;
+    return buf;
+}
+
+void *xt_fat_from_asm(const char *src)
+{
+    XGpubin *g;
+    char err[256];
+    cr_assert_eq(xasm_assemble(src, &g, err, sizeof err), 0, "%s", err);
+    const char *path = xt_tmp("module.fatbin");
+    cr_assert_eq(xgpubin_write_fat(g, path, err, sizeof err), 0, "%s", err);
+    xgpubin_free(g);
+    void *buf = xt_read(path, NULL);
+    cr_assert_not_null(buf);
+    unlink(path);
     return buf;
 }

@@ -25,4 +25,16 @@ const char *xt_tmp(const char *name);
 int xt_write(const char *path, const char *text);
 char *xt_read(const char *path, size_t *len);
 
+/* clang's wrapper around an embedded fat binary, as __cudaRegisterFatBinary receives it. */
+typedef struct XtFatWrapper {
+    int magic, version; /* 0x466243b1, 1 */
+    const void *data;   /* XFatHeader + gpubin */
+    void *unused;
+} XtFatWrapper;
+#define XT_FAT_MAGIC 0x466243b1
+
+/* Assembles `src` (the text form of isa.h) into a fat container in memory (malloc'd; the
+ * caller keeps it alive as long as the runtime may read it). Fails the test on error. */
+void *xt_fat_from_asm(const char *src);
+
 #endif
