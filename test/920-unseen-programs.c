@@ -1,7 +1,8 @@
 /*
  * 920-unseen-programs: CUDA programs that are not samples (test/e2e/NAME.cu: 2D grids, many
  * launches, device functions, 64-bit and double arithmetic, structs by value, device
- * tables) compile with xgpu-cc at -O0 and -O2 and print PASS on the emulator.
+ * tables, mixed integer widths, unstructured control flow, register pressure) compile with
+ * xgpu-cc at -O0 and -O2 (and a few other settings) and print PASS on the emulator.
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
@@ -15,6 +16,9 @@ static void compile_and_run(const char *name, const char *opt)
 {
     char exe[64];
     snprintf(exe, sizeof exe, "%s%s", name, opt);
+    for (char *c = exe; *c; c++)
+        if (*c == ' ' || *c == '=')
+            *c = '_';
     const char *bin = xt_tmp(exe);
     char *out = NULL;
     int rc = xt_runf(&out, "%s/xgpu-cc %s %s/test/e2e/%s.cu -o %s", XGPU_BIN_DIR, opt,
@@ -34,3 +38,8 @@ static void compile_and_run(const char *name, const char *opt)
 E2E(grid2d)
 E2E(int64_devfn)
 E2E(stencil_iter)
+E2E(mixed_types)
+E2E(control_flow)
+
+Test(unseen, control_flow_O3_8_registers) { compile_and_run("control_flow", "-O3 --max-regs=8"); }
+Test(unseen, mixed_types_O1_g) { compile_and_run("mixed_types", "-O1 -g"); }
