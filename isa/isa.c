@@ -233,8 +233,10 @@ static int check_regs(const XInsn *in, const char *name, char *err, size_t n)
 static int check_fields(const XInsn *in, uint32_t ncode, const char *name, char *err,
                         size_t n)
 {
-    if (in->pad[0] || in->pad[1])
+    if (in->pad)
         return fail(err, n, "%s: padding is not zero", name);
+    if (in->sub) /* no opcode has a sub-operation yet */
+        return fail(err, n, "%s: sub-operation %u out of range", name, in->sub);
     if (in->imm && !(in->flags & XF_IMM) && !op_uses_imm(in->op))
         return fail(err, n, "%s: unused immediate is not zero", name);
     if (in->op == XOP_bar && (in->imm < 0 || in->imm > 15))

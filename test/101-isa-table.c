@@ -200,7 +200,7 @@ Test(isa_table, validation_rejects_bad_encodings)
     in.src[3] = 1;
     expect_invalid(in, 2, "unused slot not rz");
     in = default_insn(XOP_add);
-    in.pad[1] = 1;
+    in.pad = 1;
     expect_invalid(in, 2, "padding");
     in = default_insn(XOP_add);
     in.type = XT_F32;

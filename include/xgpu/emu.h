@@ -122,6 +122,19 @@ EmuStatus emu_launch(EmuDevice *d, EmuModule *m, int kernel, EmuDim3 grid, EmuDi
                      uint64_t shared_dynamic, const void *params, size_t param_bytes,
                      EmuLaunchStats *stats, EmuFault *fault);
 
+/* Device printf. Kernels append formatted output to a FIFO of `emu.printf_fifo_bytes`
+ * (CUDA's cudaLimitPrintfFifoSize; output past it is dropped and counted); the host
+ * side decides when to flush it (CUDA flushes at synchronization points).
+ * emu_printf_flush writes what is buffered to out and empties the FIFO. */
+int emu_printf_flush(EmuDevice *d, FILE *out);
+EmuStatus emu_set_printf_fifo(EmuDevice *d, uint64_t bytes);
+
+/* Emulated device time in nanoseconds since the device was created: the sum over launches
+ * of each launch's emulated duration. In functional mode a launch lasts
+ * ceil(warp_instructions / (gpu.sm_count * gpu.issue_width)) cycles of gpu.clock_khz (an
+ * estimate, documented in docs/emulator.md); the timing model replaces it with cycles. */
+uint64_t emu_device_time_ns(const EmuDevice *d);
+
 /* Statistics over the device's lifetime: every launch in order, and totals, as JSON
  * (schema in docs/stats.md). */
 size_t emu_launch_count(const EmuDevice *d);

@@ -30,6 +30,11 @@
  *     gaddr r12, table+16         bar 0       membar.gl        exit
  *     bra L4                      brc r4, L9, L12   (target, reconvergence)
  *     brc.not.uni r4, L9, L12     (XF_NEG, XF_UNIFORM)
+ *     atom.global.add.s32 r1, [r2+4], r3      atomcas.shared.u32 r1, [r2], r3, r4
+ *     shfl.down r1, r2, r3, r4, r5, 0xffffffff   vote.ballot r1, r2, 0xffffffff
+ *     barred.popc r1, r2    math1.sin.f32 r1, r2    math2.pow.f64 r2, r4, r6
+ *     vprintf r1, r2, r4    actmask r1    prmt r1, r2, r3, r4
+ * The sub-operation (XInsn.sub) is printed right after the space (atom) or the opcode.
  * Suffix order: op[.cmp|.space|.sreg-less mods][.to][.not][.uni][.T][.T2]. Integer
  * immediates are decimal or 0x hex; f32/f64 immediates are raw bits in PTX style
  * (0f + 8 hex digits, 0d + 16). Labels are `name:` lines; the disassembler names them
@@ -68,6 +73,7 @@ enum {
     XI_COND = 1u << 4,    /* conditional branch; reconv is valid */
     XI_EXIT = 1u << 5,    /* ends the active lanes */
     XI_BARRIER = 1u << 6, /* block-wide barrier */
+    XI_ATOMIC = 1u << 7,  /* read-modify-write done atomically */
 };
 
 /* Operand types (XInsn.type, .type2). Widths: 8/16 only for memory and cvt. */
@@ -123,6 +129,56 @@ typedef enum XSreg {
     XSR_COUNT
 } XSreg;
 
+/* Atomic operations (atom's sub). Signedness and float-ness come from the type: add on
+ * f32/f64 is a floating-point add; min/max compare signed for s32/s64. */
+typedef enum XAtom {
+    XATOM_ADD,
+    XATOM_SUB,
+    XATOM_MIN,
+    XATOM_MAX,
+    XATOM_INC,  /* old >= s1 ? 0 : old + 1 (unsigned, CUDA atomicInc) */
+    XATOM_DEC,  /* old == 0 || old > s1 ? s1 : old - 1 (CUDA atomicDec) */
+    XATOM_AND,
+    XATOM_OR,
+    XATOM_XOR,
+    XATOM_EXCH,
+    XATOM_COUNT
+} XAtom;
+
+/* Shuffle modes (shfl's sub), with PTX shfl.sync's lane arithmetic: s1 is the lane or
+ * offset, s2 packs the clamp value (bits 0-4) and the segment mask (bits 8-12). */
+typedef enum XShfl { XSHFL_IDX, XSHFL_UP, XSHFL_DOWN, XSHFL_BFLY, XSHFL_COUNT } XShfl;
+
+/* Warp votes (vote's sub). */
+typedef enum XVote {
+    XVOTE_BALLOT, /* d = mask of lanes whose predicate is true */
+    XVOTE_ANY,    /* d = 1 if any */
+    XVOTE_ALL,    /* d = 1 if all */
+    XVOTE_UNI,    /* d = 1 if all agree */
+    XVOTE_COUNT
+} XVote;
+
+/* Barrier reductions (barred's sub): __syncthreads_count / _and / _or. */
+typedef enum XRed { XRED_POPC, XRED_AND, XRED_OR, XRED_COUNT } XRed;
+
+/* Math functions (math1/math2's sub). The emulator computes them with the host C
+ * library in the instruction's precision (see docs/isa.md for the accuracy). */
+typedef enum XMath {
+    /* one operand */
+    XMATH_SIN, XMATH_COS, XMATH_TAN, XMATH_ASIN, XMATH_ACOS, XMATH_ATAN,
+    XMATH_SINH, XMATH_COSH, XMATH_TANH, XMATH_ASINH, XMATH_ACOSH, XMATH_ATANH,
+    XMATH_EXP, XMATH_EXP2, XMATH_EXP10, XMATH_EXPM1,
+    XMATH_LOG, XMATH_LOG2, XMATH_LOG10, XMATH_LOG1P,
+    XMATH_CBRT, XMATH_RSQRT, XMATH_RCP,
+    XMATH_FLOOR, XMATH_CEIL, XMATH_TRUNC, XMATH_ROUND, XMATH_RINT,
+    XMATH_ERF, XMATH_ERFC, XMATH_LGAMMA, XMATH_TGAMMA,
+    /* two operands */
+    XMATH_POW, XMATH_ATAN2, XMATH_FMOD, XMATH_HYPOT, XMATH_REMAINDER, XMATH_COPYSIGN,
+    XMATH_FDIM, XMATH_NEXTAFTER,
+    XMATH_COUNT
+} XMath;
+#define XMATH_FIRST_BINARY XMATH_POW
+
 /* Memory fence scopes (membar's mod). */
 typedef enum XScope { XSCOPE_CTA, XSCOPE_GL, XSCOPE_SYS, XSCOPE_COUNT } XScope;
 
@@ -155,7 +211,8 @@ typedef struct XInsn {
     uint8_t flags;   /* XF_* */
     uint8_t dst[2];  /* destination registers */
     uint8_t src[6];  /* source registers */
-    uint8_t pad[2];  /* zero */
+    uint8_t sub;     /* sub-operation: XAtom (atom), XShfl, XVote, XRed, XMath; else 0 */
+    uint8_t pad;     /* zero */
     int64_t imm;     /* immediate operand, memory offset, barrier id or symbol addend */
     uint32_t target; /* branch target pc, or gaddr's symbol index */
     uint32_t reconv; /* brc: reconvergence pc (immediate post-dominator) */
@@ -179,6 +236,11 @@ extern const char *const xisa_cmp_names[XCMP_COUNT];
 extern const char *const xisa_space_names[XS_COUNT];
 extern const char *const xisa_sreg_names[XSR_COUNT]; /* "tid.x", ... (printed with %) */
 extern const char *const xisa_scope_names[XSCOPE_COUNT];
+extern const char *const xisa_atom_names[XATOM_COUNT];   /* "add", ... */
+extern const char *const xisa_shfl_names[XSHFL_COUNT];   /* "idx", "up", "down", "bfly" */
+extern const char *const xisa_vote_names[XVOTE_COUNT];   /* "ballot", "any", "all", "uni" */
+extern const char *const xisa_red_names[XRED_COUNT];     /* "popc", "and", "or" */
+extern const char *const xisa_math_names[XMATH_COUNT];   /* "sin", ... "nextafter" */
 
 /* Size in bytes of a value of type t (1, 2, 4 or 8; 0 for XT_NONE). */
 unsigned xisa_type_size(XType t);
