@@ -3,8 +3,16 @@
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #define BLOCK 256
+
+static double now_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec * 1e-9;
+}
 
 __global__ void reduce(const int *in, long long *out, int n)
 {
@@ -51,11 +59,13 @@ int main(int argc, char **argv)
         return 2;
     }
     int *in = (int *)malloc(sizeof(int) * n);
-    long long ref = 0;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < n; i++)
         in[i] = (i * 2654435761u) % 2001 - 1000;
+    double t0 = now_seconds();
+    long long ref = 0;
+    for (int i = 0; i < n; i++)
         ref += in[i];
-    }
+    printf("cpu_reference_seconds: %.6f\n", now_seconds() - t0);
     int *din;
     long long *dpart, sum = 0;
     cudaMalloc((void **)&din, sizeof(int) * n);

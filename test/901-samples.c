@@ -1,10 +1,13 @@
 /*
- * 901-samples: every program in samples/, compiled by the build into build/samples/,
- * runs on the emulator, prints PASS and exits 0; with XGPU_STATS it also writes
- * statistics that name its kernels.
+ * 901-samples: every program in samples/ (every .cu file there), compiled by the
+ * build into build/samples/, runs on the emulator, prints PASS and its CPU reference time,
+ * and exits 0; a few run with other sizes; with XGPU_STATS a run also writes statistics
+ * that name its kernels, identical from run to run.
  */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <json-c/json.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +21,33 @@ static void run_sample(const char *name, const char *args)
     cr_assert(strstr(out, "PASS") != NULL, "%s printed no PASS:\n%s", name, out);
     cr_assert(strstr(out, "FAIL") == NULL, "%s printed FAIL:\n%s", name, out);
     free(out);
+}
+
+/* Runs every sample with its default arguments; reports each failure, then fails. */
+Test(samples, every_sample_passes, .timeout = 540)
+{
+    DIR *d = opendir(XGPU_SOURCE_DIR "/samples");
+    cr_assert_not_null(d);
+    struct dirent *e;
+    int count = 0, failed = 0;
+    while ((e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        if (n < 4 || strcmp(e->d_name + n - 3, ".cu"))
+            continue;
+        char name[256];
+        snprintf(name, sizeof name, "%.*s", (int)(n - 3), e->d_name);
+        char *out = NULL;
+        int rc = xt_runf(&out, "%s/samples/%s", XGPU_BUILD_DIR, name);
+        int ok = rc == 0 && out && strstr(out, "PASS") && !strstr(out, "FAIL") &&
+                 strstr(out, "cpu_reference_seconds:");
+        cr_expect(ok, "sample %s: exit %d, output:\n%s", name, rc, out ? out : "");
+        failed += !ok;
+        count++;
+        free(out);
+    }
+    closedir(d);
+    cr_assert_geq(count, 3, "only %d samples found", count);
+    cr_assert_eq(failed, 0, "%d of %d samples failed", failed, count);
 }
 
 Test(samples, vecadd) { run_sample("vecadd", ""); }
