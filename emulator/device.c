@@ -74,6 +74,7 @@ EmuStatus emu_create(EmuDevice **out, char *err, size_t errlen)
     }
     derive_props(&d->cfg, &d->props);
     emu_mem_init(&d->mem, d->cfg.gpu_global_mem_bytes);
+    d->printf_fifo.limit = d->cfg.emu_printf_fifo_bytes;
     *out = d;
     return EMU_OK;
 }
@@ -87,10 +88,16 @@ void emu_destroy(EmuDevice *d)
     free(d->mods);
     emu_mem_fini(&d->mem);
     free(d->launches);
+    free(d->printf_fifo.buf);
     free(d);
 }
 
 const EmuProps *emu_props(const EmuDevice *d)
 {
     return d ? &d->props : NULL;
+}
+
+uint64_t emu_device_time_ns(const EmuDevice *d)
+{
+    return d ? d->time_ns : 0;
 }

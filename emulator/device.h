@@ -3,7 +3,8 @@
  * libxgpuemu (not installed).
  *
  * A device owns its configuration, derived properties, the memory table, every loaded
- * module (freed by emu_destroy: emu.h has no unload) and the log of launches.
+ * module (freed by emu_destroy: emu.h has no unload), the log of launches, the printf
+ * FIFO and the emulated clock.
  */
 #ifndef EMU_DEVICE_H
 #define EMU_DEVICE_H
@@ -29,6 +30,8 @@ struct EmuDevice {
     size_t nmods;
     EmuLaunchStats *launches;
     size_t nlaunches, caplaunches;
+    EmuPrintf printf_fifo; /* device printf output waiting for emu_printf_flush */
+    uint64_t time_ns;      /* emulated time, the sum of the launches' emulated_ns */
 };
 
 /* decode.c */

@@ -6,7 +6,10 @@
  * growable arrays; branch labels are kernel-local and resolved when the kernel ends
  * (a label after the last instruction names pc == code_count, a valid reconvergence
  * point; `exit` is a synonym for it), gaddr symbols are resolved at the end of the
- * file. Every instruction is validated (xisa_validate) with the line it came from, and
+ * file. Sub-operations (.add, .down, .ballot, .popc, .sin, ...) are looked up before
+ * the flags, so `vote.uni` is a vote; opcodes that have one require it. `atom`,
+ * `atomcas` and `barred` (optional third operand: the barrier number) have their own
+ * operand forms. Every instruction is validated (xisa_validate) with the line it came from, and
  * the finished module passes gb_check, so anything assembled can be written and read.
  *
  * Directives beyond the ones listed in gpubin.h, so that a disassembly reproduces a
@@ -218,6 +221,17 @@ static int parse_operands(Asm *a, XInsn *in, char **ops, unsigned n)
         return expect_ops(a, n, 3, oi->name) || parse_reg(a, ops[0], &in->src[0]) ||
                parse_label_ref(a, ops[1], 0) || parse_label_ref(a, ops[2], 1);
     case XOP_bar: return expect_ops(a, n, 1, oi->name) || parse_imm(a, ops[0], &in->imm);
+    case XOP_atom: case XOP_atomcas:
+        if (expect_ops(a, n, in->op == XOP_atom ? 3 : 4, oi->name) ||
+            parse_reg(a, ops[0], &in->dst[0]) || parse_mem(a, ops[1], in) ||
+            parse_reg(a, ops[2], &in->src[1]))
+            return -1;
+        return in->op == XOP_atomcas ? parse_reg(a, ops[3], &in->src[2]) : 0;
+    case XOP_barred: /* d, s0 [, barrier] */
+        if (n != 2 && n != 3)
+            return err_at(a, a->line, "barred takes 2 or 3 operands, got %u", n);
+        return parse_reg(a, ops[0], &in->dst[0]) || parse_reg(a, ops[1], &in->src[0]) ||
+               (n == 3 && parse_imm(a, ops[2], &in->imm));
     default: break;
     }
     if (expect_ops(a, n, oi->ndst + oi->nsrc, oi->name))
@@ -233,12 +247,26 @@ static int parse_operands(Asm *a, XInsn *in, char **ops, unsigned n)
 
 /* ---- mnemonics --------------------------------------------------------------------- */
 
-static int parse_suffix(Asm *a, XInsn *in, const char *s, int *ntypes)
+/* The opcode's sub-operation named s (tried first: vote.uni is a vote, not .uni). */
+static int lookup_sub(const XInsn *in, const char *s)
+{
+    unsigned lo, hi;
+    const char *const *names = xisa_sub_names(in->op, &lo, &hi);
+    if (!names)
+        return -1;
+    int v = lex_lookup(names + lo, (int)(hi - lo), s);
+    return v < 0 ? -1 : v + (int)lo;
+}
+
+static int parse_suffix(Asm *a, XInsn *in, const char *s, int *ntypes, int *nsub)
 {
     int v;
-    if (in->op == XOP_set && (v = lex_lookup(xisa_cmp_names, XCMP_COUNT, s)) >= 0)
+    if (*nsub == 0 && (v = lookup_sub(in, s)) >= 0)
+        in->sub = (uint8_t)v, (*nsub)++;
+    else if (in->op == XOP_set && (v = lex_lookup(xisa_cmp_names, XCMP_COUNT, s)) >= 0)
         in->mod = (uint8_t)v;
-    else if ((in->op == XOP_ld || in->op == XOP_st || in->op == XOP_cvta) &&
+    else if ((in->op == XOP_ld || in->op == XOP_st || in->op == XOP_cvta ||
+              in->op == XOP_atom || in->op == XOP_atomcas) &&
              (v = lex_lookup(xisa_space_names, XS_COUNT, s)) >= 0)
         in->mod = (uint8_t)v;
     else if (in->op == XOP_membar && (v = lex_lookup(xisa_scope_names, XSCOPE_COUNT, s)) >= 0)
@@ -271,15 +299,19 @@ static int parse_mnemonic(Asm *a, char *m, XInsn *in)
     memset(in->dst, XREG_RZ, sizeof in->dst);
     memset(in->src, XREG_RZ, sizeof in->src);
     in->op = (uint16_t)op;
-    int ntypes = 0;
+    int ntypes = 0, nsub = 0;
+    unsigned lo, hi;
     for (char *s = dot ? dot + 1 : NULL; s;) {
         char *next = strchr(s, '.');
         if (next)
             *next++ = '\0';
-        if (parse_suffix(a, in, s, &ntypes))
+        if (parse_suffix(a, in, s, &ntypes, &nsub))
             return -1;
         s = next;
     }
+    if (!nsub && xisa_sub_names(in->op, &lo, &hi))
+        return err_at(a, a->line, "%s needs an operation suffix (e.g. .%s)", m,
+                      xisa_sub_names(in->op, &lo, &hi)[lo]);
     return 0;
 }
 

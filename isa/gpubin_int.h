@@ -92,6 +92,10 @@ XGpubin *gb_clone(const XGpubin *g);
  * registers below nregs, gaddr symbols), globals, line records. 0 or -1 + message. */
 int gb_check(const XGpubin *g, char *err, size_t errlen);
 
+/* Name table of the opcode's sub-operation (XInsn.sub), valid indices [*lo, *hi); NULL
+ * (and *hi = 0) for opcodes without one. Defined in isa.c. */
+const char *const *xisa_sub_names(unsigned op, unsigned *lo, unsigned *hi);
+
 /* printf into err (if any); returns -1. */
 int gb_fail(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -7,7 +7,10 @@
  * reader, the emulator and the register allocator agree on them.
  *
  * Invariants checked by xisa_validate (the reader relies on them, the emulator may):
- *   - op, type, type2, mod and flags are in range and meaningful for the opcode;
+ *   - op, type, type2, mod, sub and flags are in range and meaningful for the opcode
+ *     (sub: the opcode's XAtom/XShfl/XVote/XRed/XMath range, unary or binary math by
+ *     opcode; atomics only on generic, global and shared memory; the 32-bit-only ops
+ *     shfl, vote, actmask, barred, prmt and vprintf are untyped or carry a 32-bit type);
  *   - unused register slots are RZ, pad is zero, unused imm/target/reconv are zero;
  *   - a 64-bit operand names an even register (or RZ);
  *   - branch targets are < ncode and reconvergence points <= ncode.
@@ -17,6 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gpubin_int.h"
 #include "xgpu/isa.h"
 
 const XOpInfo xisa_ops[XOP_COUNT] = {
@@ -43,6 +47,36 @@ const char *const xisa_sreg_names[XSR_COUNT] = {
 };
 
 const char *const xisa_scope_names[XSCOPE_COUNT] = {"cta", "gl", "sys"};
+
+const char *const xisa_atom_names[XATOM_COUNT] = {
+    "add", "sub", "min", "max", "inc", "dec", "and", "or", "xor", "exch",
+};
+
+const char *const xisa_shfl_names[XSHFL_COUNT] = {"idx", "up", "down", "bfly"};
+const char *const xisa_vote_names[XVOTE_COUNT] = {"ballot", "any", "all", "uni"};
+const char *const xisa_red_names[XRED_COUNT] = {"popc", "and", "or"};
+
+const char *const xisa_math_names[XMATH_COUNT] = {
+    "sin",   "cos",   "tan",   "asin",   "acos",   "atan",  "sinh",      "cosh",
+    "tanh",  "asinh", "acosh", "atanh",  "exp",    "exp2",  "exp10",     "expm1",
+    "log",   "log2",  "log10", "log1p",  "cbrt",   "rsqrt", "rcp",       "floor",
+    "ceil",  "trunc", "round", "rint",   "erf",    "erfc",  "lgamma",    "tgamma",
+    "pow",   "atan2", "fmod",  "hypot",  "remainder", "copysign", "fdim", "nextafter",
+};
+
+const char *const *xisa_sub_names(unsigned op, unsigned *lo, unsigned *hi)
+{
+    *lo = 0;
+    switch (op) {
+    case XOP_atom: *hi = XATOM_COUNT; return xisa_atom_names;
+    case XOP_shfl: *hi = XSHFL_COUNT; return xisa_shfl_names;
+    case XOP_vote: *hi = XVOTE_COUNT; return xisa_vote_names;
+    case XOP_barred: *hi = XRED_COUNT; return xisa_red_names;
+    case XOP_math1: *hi = XMATH_FIRST_BINARY; return xisa_math_names;
+    case XOP_math2: *lo = XMATH_FIRST_BINARY, *hi = XMATH_COUNT; return xisa_math_names;
+    default: *hi = 0; return NULL;
+    }
+}
 
 /* Type properties, indexed by XType: size in bytes, float, signed. */
 static const struct {
@@ -73,6 +107,8 @@ static unsigned dst_regs(const XInsn *in)
 {
     switch (in->op) {
     case XOP_set: case XOP_popc: case XOP_clz: return 1;
+    case XOP_shfl: case XOP_vote: case XOP_actmask: case XOP_barred: case XOP_prmt:
+    case XOP_vprintf: return 1;
     case XOP_cvta: case XOP_gaddr: return 2;
     case XOP_s2r: return in->mod == XSR_CLOCK64 ? 2 : 1;
     default: return xisa_type_regs((XType)in->type);
@@ -89,6 +125,9 @@ static unsigned src_regs(const XInsn *in, unsigned i)
     case XOP_cvt: return xisa_type_regs((XType)in->type2);
     case XOP_cvta: return 2;
     case XOP_brc: return 1;
+    case XOP_atom: case XOP_atomcas: return i == 0 ? 2 : xisa_type_regs((XType)in->type);
+    case XOP_shfl: case XOP_vote: case XOP_barred: case XOP_prmt: return 1;
+    case XOP_vprintf: return 2;
     default: return xisa_type_regs((XType)in->type);
     }
 }
@@ -133,6 +172,17 @@ static int op_untyped(unsigned op)
     }
 }
 
+/* Opcodes whose operands are all 32-bit bit patterns: untyped (the canonical form), or
+ * with a 32-bit type (u32, s32, f32) that means the same. */
+static int op_b32(unsigned op)
+{
+    switch (op) {
+    case XOP_shfl: case XOP_vote: case XOP_actmask: case XOP_barred: case XOP_prmt:
+    case XOP_vprintf: return 1;
+    default: return 0;
+    }
+}
+
 /* Integer-unit opcodes that also move or compare float bit patterns. */
 static int op_allows_float(unsigned op)
 {
@@ -147,7 +197,7 @@ static unsigned mod_limit(unsigned op)
 {
     switch (op) {
     case XOP_set: return XCMP_COUNT;
-    case XOP_ld: case XOP_st: case XOP_cvta: return XS_COUNT;
+    case XOP_ld: case XOP_st: case XOP_cvta: case XOP_atom: case XOP_atomcas: return XS_COUNT;
     case XOP_s2r: return XSR_COUNT;
     case XOP_membar: return XSCOPE_COUNT;
     default: return 1;
@@ -157,7 +207,8 @@ static unsigned mod_limit(unsigned op)
 /* Whether the opcode uses the imm field without XF_IMM. */
 static int op_uses_imm(unsigned op)
 {
-    return (xisa_ops[op].flags & XI_MEM) || op == XOP_gaddr || op == XOP_bar;
+    return (xisa_ops[op].flags & XI_MEM) || op == XOP_gaddr || op == XOP_bar ||
+           op == XOP_barred;
 }
 
 static int check_types(const XInsn *in, const char *name, char *err, size_t n)
@@ -168,6 +219,9 @@ static int check_types(const XInsn *in, const char *name, char *err, size_t n)
         return fail(err, n, "%s: type out of range", name);
     if (op_untyped(in->op))
         return t == XT_NONE && t2 == XT_NONE ? 0 : fail(err, n, "%s takes no type", name);
+    if (op_b32(in->op))
+        return t2 == XT_NONE && (t == XT_NONE || t == XT_U32 || t == XT_S32 || t == XT_F32)
+                   ? 0 : fail(err, n, "%s: untyped, or a 32-bit type", name);
     if (t == XT_NONE)
         return fail(err, n, "%s needs a type", name);
     if ((in->op == XOP_cvt) != (t2 != XT_NONE))
@@ -188,7 +242,7 @@ static int check_flags(const XInsn *in, const char *name, char *err, size_t n)
     unsigned f = in->flags;
     if (f & ~(unsigned)(XF_IMM | XF_UNIFORM | XF_NEG | XF_TOSPACE))
         return fail(err, n, "%s: unknown flags 0x%x", name, f);
-    if ((f & XF_IMM) && (oi->nsrc == 0 || (oi->flags & (XI_MEM | XI_BRANCH))))
+    if ((f & XF_IMM) && (oi->nsrc == 0 || (oi->flags & (XI_MEM | XI_BRANCH | XI_BARRIER))))
         return fail(err, n, "%s cannot take an immediate operand", name);
     if ((f & XF_UNIFORM) && !(oi->flags & XI_BRANCH))
         return fail(err, n, "%s: .uni only on branches", name);
@@ -200,6 +254,37 @@ static int check_flags(const XInsn *in, const char *name, char *err, size_t n)
         return fail(err, n, "%s: modifier %u out of range", name, in->mod);
     if (in->op == XOP_cvta && in->mod == XS_GENERIC)
         return fail(err, n, "cvta needs a non-generic space");
+    if ((in->op == XOP_atom || in->op == XOP_atomcas) && in->mod != XS_GENERIC &&
+        in->mod != XS_GLOBAL && in->mod != XS_SHARED)
+        return fail(err, n, "%s: only generic, global and shared memory", name);
+    return 0;
+}
+
+/* Which atomic operations a data type supports: integer ops on integer types (inc and
+ * dec unsigned only), add/min/max/exch also on floats. */
+static int atom_type_ok(unsigned sub, XType t)
+{
+    int fl = xisa_type_is_float(t), sg = xisa_type_is_signed(t);
+    switch (sub) {
+    case XATOM_ADD: case XATOM_MIN: case XATOM_MAX: case XATOM_EXCH: return 1;
+    case XATOM_INC: case XATOM_DEC: return !sg;
+    default: return !fl;
+    }
+}
+
+/* The sub-operation: in the opcode's range (zero for opcodes without one). */
+static int check_sub(const XInsn *in, const char *name, char *err, size_t n)
+{
+    unsigned lo, hi;
+    const char *const *names = xisa_sub_names(in->op, &lo, &hi);
+    if (!names)
+        return in->sub ? fail(err, n, "%s: sub-operation %u out of range", name, in->sub) : 0;
+    if (in->sub < lo || in->sub >= hi)
+        return fail(err, n, "%s: sub-operation %u out of range %u..%u", name, in->sub, lo,
+                    hi - 1);
+    if (in->op == XOP_atom && !atom_type_ok(in->sub, (XType)in->type))
+        return fail(err, n, "atom.%s: not defined on %s", names[in->sub],
+                    xisa_type_names[in->type]);
     return 0;
 }
 
@@ -235,12 +320,12 @@ static int check_fields(const XInsn *in, uint32_t ncode, const char *name, char 
 {
     if (in->pad)
         return fail(err, n, "%s: padding is not zero", name);
-    if (in->sub) /* no opcode has a sub-operation yet */
-        return fail(err, n, "%s: sub-operation %u out of range", name, in->sub);
+    if (check_sub(in, name, err, n))
+        return -1;
     if (in->imm && !(in->flags & XF_IMM) && !op_uses_imm(in->op))
         return fail(err, n, "%s: unused immediate is not zero", name);
-    if (in->op == XOP_bar && (in->imm < 0 || in->imm > 15))
-        return fail(err, n, "bar: barrier %" PRId64 " out of range 0..15", in->imm);
+    if ((in->op == XOP_bar || in->op == XOP_barred) && (in->imm < 0 || in->imm > 15))
+        return fail(err, n, "%s: barrier %" PRId64 " out of range 0..15", name, in->imm);
     int branch = (xisa_ops[in->op].flags & XI_BRANCH) != 0;
     if (branch && in->target >= ncode)
         return fail(err, n, "%s: target %u outside the kernel (%u instructions)", name,
@@ -311,10 +396,17 @@ static void put_suffixes(Out *o, const XInsn *in)
         put(o, ".%s", xisa_cmp_names[in->mod]);
     if (in->op == XOP_cvta && (in->flags & XF_TOSPACE))
         put(o, ".to");
-    if ((in->op == XOP_ld || in->op == XOP_st || in->op == XOP_cvta) && in->mod < XS_COUNT)
+    if ((in->op == XOP_ld || in->op == XOP_st || in->op == XOP_cvta || in->op == XOP_atom ||
+         in->op == XOP_atomcas) && in->mod < XS_COUNT)
         put(o, ".%s", xisa_space_names[in->mod]);
     if (in->op == XOP_membar && in->mod < XSCOPE_COUNT)
         put(o, ".%s", xisa_scope_names[in->mod]);
+    unsigned lo, hi;
+    const char *const *subs = xisa_sub_names(in->op, &lo, &hi);
+    if (subs && in->sub >= lo && in->sub < hi)
+        put(o, ".%s", subs[in->sub]);
+    else if (in->sub)
+        put(o, ".sub%u", in->sub);
     if (in->flags & XF_NEG)
         put(o, ".not");
     if (in->flags & XF_UNIFORM)
@@ -362,6 +454,13 @@ static XType imm_type(const XInsn *in, unsigned i)
     return (XType)in->type;
 }
 
+/* Lane masks and byte selectors read best in hex. */
+static int imm_is_hex(const XInsn *in)
+{
+    return (in->op == XOP_shfl || in->op == XOP_vote || in->op == XOP_prmt) && in->imm >= 0 &&
+           in->imm <= (int64_t)UINT32_MAX;
+}
+
 static void put_sources(Out *o, const XInsn *in, int first)
 {
     unsigned n = xisa_ops[in->op].nsrc;
@@ -370,8 +469,21 @@ static void put_sources(Out *o, const XInsn *in, int first)
         first = 0;
         if (src_is_reg(in, i))
             put_reg(o, in->src[i]);
+        else if (imm_is_hex(in))
+            put(o, "0x%" PRIx64, (uint64_t)in->imm);
         else
             put_imm(o, in->imm, imm_type(in, i));
+    }
+}
+
+/* atom d, [mem], s1 / atomcas d, [mem], s1, s2 */
+static void put_atomic(Out *o, const XInsn *in)
+{
+    put(o, " "); put_reg(o, in->dst[0]);
+    put(o, ", "); put_mem(o, in);
+    put(o, ", "); put_reg(o, in->src[1]);
+    if (in->op == XOP_atomcas) {
+        put(o, ", "); put_reg(o, in->src[2]);
     }
 }
 
@@ -393,6 +505,12 @@ static void put_operands(Out *o, const XInsn *in, const char *const *syms, uint3
         put(o, ", L%u, L%u", in->target, in->reconv);
         return;
     case XOP_bar: put(o, " %" PRId64, in->imm); return;
+    case XOP_atom: case XOP_atomcas: put_atomic(o, in); return;
+    case XOP_barred: /* the barrier number only when it is not 0 */
+        put(o, " "); put_reg(o, in->dst[0]); put(o, ", "); put_reg(o, in->src[0]);
+        if (in->imm)
+            put(o, ", %" PRId64, in->imm);
+        return;
     default: break;
     }
     int first = 1;

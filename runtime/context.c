@@ -7,6 +7,8 @@
  * runs. Creating it installs an atexit handler that writes XGPU_STATS and destroys the
  * device; the last __cudaUnregisterFatBinary does the same, whichever comes first.
  * Modules belong to the device: a reset forgets them and they are loaded again on use.
+ * Kernels' printf output is written to stdout by rt_sync, at CUDA's flush points and
+ * before the device goes away.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,10 +17,31 @@
 
 #include "rt.h"
 
+/* CUDA's defaults: 1 KiB stack, 1 MiB printf FIFO, 8 MiB heap, sync depth 2, 2048
+ * pending launches, 32-byte L2 fetch granularity, no persisting L2. */
+#define RT_SETTINGS_DEFAULT                                                                \
+    {                                                                                      \
+        .limits = {1024, 1u << 20, 8u << 20, 2, 2048, 32, 0},                              \
+        .cache = cudaFuncCachePreferNone, .shmem = cudaSharedMemBankSizeFourByte, .flags = 0 \
+    }
+
 RtContext *rt_ctx(void)
 {
-    static RtContext ctx; /* the runtime's one global (STYLE.md rule 5) */
+    static RtContext ctx = {.set = RT_SETTINGS_DEFAULT}; /* the one global (STYLE.md 5) */
     return &ctx;
+}
+
+/* Writes what kernels printed so far to stdout (a CUDA printf flush point). */
+void rt_sync(RtContext *c)
+{
+    if (c->dev && emu_printf_flush(c->dev, stdout) > 0)
+        fflush(stdout);
+}
+
+/* Emulated device time: advanced by each launch, 0 on a fresh device. */
+uint64_t rt_device_time_ns(RtContext *c)
+{
+    return c->dev ? emu_device_time_ns(c->dev) : 0;
 }
 
 static void rt_exit_hook(void)
@@ -31,6 +54,8 @@ static void rt_read_env(RtContext *c)
     const char *stats = getenv("XGPU_STATS");
     free(c->stats_path);
     c->stats_path = stats && *stats ? strdup(stats) : NULL;
+    const char *blocking = getenv("CUDA_LAUNCH_BLOCKING");
+    c->launch_blocking = blocking && strcmp(blocking, "1") == 0;
 }
 
 /* Returns the device, creating it on first use; the sticky error once there is one. */
@@ -144,16 +169,20 @@ static void rt_drop_device(RtContext *c)
 /* Writes the statistics and destroys the device (process exit, last module gone). */
 void rt_shutdown(RtContext *c)
 {
+    rt_sync(c);
     rt_write_stats(c);
     rt_drop_device(c);
     free(c->stats_path);
     c->stats_path = NULL;
 }
 
-/* cudaDeviceReset: the statistics so far are written, then everything starts over. */
+/* cudaDeviceReset: the statistics so far are written, then everything starts over:
+ * streams and events are destroyed, limits and preferences return to their defaults. */
 void rt_reset(RtContext *c)
 {
     rt_shutdown(c);
+    rt_streams_free(c);
+    c->set = (RtSettings)RT_SETTINGS_DEFAULT;
     c->sticky = cudaSuccess;
     c->last = cudaSuccess;
 }

@@ -1,10 +1,13 @@
 /*
- * device.c - device management: the single emulated device 0, its properties (from the
- * emulator's configuration), synchronization, reset and versions.
+ * device.c - device management: the single emulated device 0, flags, limits, cache and
+ * shared-memory preferences, synchronization, reset, peers and versions.
  *
- * Launches and copies run to completion when called, so synchronizing only reports the
- * sticky error. cudaDeviceReset writes the statistics gathered so far (XGPU_STATS),
- * destroys the device and clears every error; the next call creates a fresh device.
+ * Launches and copies run to completion when called, so synchronizing flushes device
+ * printf and reports the sticky error. cudaDeviceReset flushes printf, writes the
+ * statistics gathered so far (XGPU_STATS), destroys the device, its streams and events,
+ * restores limits and preferences and clears every error; the next call creates a fresh
+ * device. Limits other than the printf FIFO are remembered only: the emulator has no
+ * device stack limit, device heap or L2 persistence to apply them to.
  */
 #include <stdio.h>
 #include <string.h>
@@ -34,63 +37,33 @@ cudaError_t cudaGetDevice(int *device)
     return cudaSuccess;
 }
 
+/* Scheduling hints only: the host thread always runs the work itself. */
 cudaError_t cudaSetDeviceFlags(unsigned int flags)
 {
-    (void)flags; /* scheduling hints: the host thread always waits */
+    RtContext *c = rt_ctx();
+    if ((flags & ~(unsigned)cudaDeviceMask) ||
+        ((flags & cudaDeviceScheduleMask) != 0 && (flags & cudaDeviceScheduleMask) != 1 &&
+         (flags & cudaDeviceScheduleMask) != 2 && (flags & cudaDeviceScheduleMask) != 4))
+        return rt_error(c, cudaErrorInvalidValue);
+    c->set.flags = flags;
     return cudaSuccess;
 }
 
-static void rt_fill_props(struct cudaDeviceProp *d, const EmuProps *p)
+cudaError_t cudaGetDeviceFlags(unsigned int *flags)
 {
-    memset(d, 0, sizeof *d);
-    snprintf(d->name, sizeof d->name, "%s", p->name);
-    d->totalGlobalMem = (size_t)p->global_mem_bytes;
-    d->sharedMemPerBlock = (size_t)p->shared_per_block;
-    d->sharedMemPerBlockOptin = (size_t)p->shared_per_block;
-    d->regsPerBlock = (int)p->regs_per_block;
-    d->warpSize = (int)p->warp_size;
-    d->memPitch = 0x7fffffff;
-    d->maxThreadsPerBlock = (int)p->max_threads_per_block;
-    for (int i = 0; i < 3; i++) {
-        d->maxThreadsDim[i] = (int)p->max_block_dim[i];
-        uint32_t g = p->max_grid_dim[i];
-        d->maxGridSize[i] = (int)(g > 0x7fffffffu ? 0x7fffffffu : g);
-    }
-    d->clockRate = (int)p->clock_khz;
-    d->totalConstMem = (size_t)p->const_mem_bytes;
-    d->major = (int)p->cc_major;
-    d->minor = (int)p->cc_minor;
-    d->textureAlignment = 512;
-    d->texturePitchAlignment = 32;
-    d->multiProcessorCount = (int)p->sm_count;
-    d->maxThreadsPerMultiProcessor = (int)p->max_threads_per_sm;
-    d->sharedMemPerMultiprocessor = (size_t)p->shared_per_sm;
-    d->regsPerMultiprocessor = (int)p->regs_per_sm;
-    d->maxBlocksPerMultiProcessor = p->warp_size ? (int)(p->max_threads_per_sm / p->warp_size) : 0;
-    d->globalL1CacheSupported = 1;
-    d->localL1CacheSupported = 1;
-    d->computeMode = cudaComputeModeDefault;
-}
-
-cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
-{
-    RtContext *c = rt_ctx();
-    EmuDevice *dev;
-    if (!prop)
-        return rt_error(c, cudaErrorInvalidValue);
-    if (device != 0)
-        return rt_error(c, cudaErrorInvalidDevice);
-    cudaError_t e = rt_device(c, &dev);
-    if (e != cudaSuccess)
-        return rt_error(c, e);
-    rt_fill_props(prop, emu_props(dev));
+    if (!flags)
+        return rt_error(rt_ctx(), cudaErrorInvalidValue);
+    *flags = rt_ctx()->set.flags;
     return cudaSuccess;
 }
 
 cudaError_t cudaDeviceSynchronize(void)
 {
     RtContext *c = rt_ctx();
-    return rt_error(c, rt_device(c, NULL));
+    cudaError_t e = rt_device(c, NULL);
+    if (e == cudaSuccess)
+        rt_sync(c);
+    return rt_error(c, e);
 }
 
 cudaError_t cudaThreadSynchronize(void)
@@ -109,16 +82,100 @@ cudaError_t cudaThreadExit(void)
     return cudaDeviceReset();
 }
 
+/* Preferences are remembered and reported back; the cache split and bank width come
+ * from the emulator's configuration. */
 cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache config)
 {
-    (void)config; /* a hint; the cache split comes from the emulator's configuration */
+    RtContext *c = rt_ctx();
+    if ((unsigned)config > cudaFuncCachePreferEqual)
+        return rt_error(c, cudaErrorInvalidValue);
+    c->set.cache = config;
+    return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *config)
+{
+    if (!config)
+        return rt_error(rt_ctx(), cudaErrorInvalidValue);
+    *config = rt_ctx()->set.cache;
     return cudaSuccess;
 }
 
 cudaError_t cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config)
 {
-    (void)config;
+    RtContext *c = rt_ctx();
+    if ((unsigned)config > cudaSharedMemBankSizeEightByte)
+        return rt_error(c, cudaErrorInvalidValue);
+    c->set.shmem = config == cudaSharedMemBankSizeDefault ? cudaSharedMemBankSizeFourByte
+                                                           : config;
     return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *config)
+{
+    if (!config)
+        return rt_error(rt_ctx(), cudaErrorInvalidValue);
+    *config = rt_ctx()->set.shmem;
+    return cudaSuccess;
+}
+
+cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value)
+{
+    RtContext *c = rt_ctx();
+    EmuDevice *dev;
+    if ((unsigned)limit >= RT_NLIMITS)
+        return rt_error(c, cudaErrorUnsupportedLimit);
+    cudaError_t e = rt_device(c, &dev);
+    if (e != cudaSuccess)
+        return rt_error(c, e);
+    if (limit == cudaLimitPrintfFifoSize) {
+        e = rt_from_emu(emu_set_printf_fifo(dev, value));
+        if (e != cudaSuccess)
+            return rt_error(c, e);
+    }
+    c->set.limits[limit] = value;
+    return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetLimit(size_t *value, enum cudaLimit limit)
+{
+    RtContext *c = rt_ctx();
+    if (!value)
+        return rt_error(c, cudaErrorInvalidValue);
+    if ((unsigned)limit >= RT_NLIMITS)
+        return rt_error(c, cudaErrorUnsupportedLimit);
+    *value = c->set.limits[limit];
+    return cudaSuccess;
+}
+
+/* One priority level: streams are all equal (0 is both the least and the greatest). */
+cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority)
+{
+    if (leastPriority)
+        *leastPriority = 0;
+    if (greatestPriority)
+        *greatestPriority = 0;
+    return cudaSuccess;
+}
+
+/* One device: it has no peers. */
+cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice)
+{
+    RtContext *c = rt_ctx();
+    if (!canAccessPeer)
+        return rt_error(c, cudaErrorInvalidValue);
+    if (device != 0 || peerDevice != 0)
+        return rt_error(c, cudaErrorInvalidDevice);
+    *canAccessPeer = 0;
+    return cudaSuccess;
+}
+
+cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags)
+{
+    RtContext *c = rt_ctx();
+    if (flags)
+        return rt_error(c, cudaErrorInvalidValue);
+    return rt_error(c, cudaErrorInvalidDevice); /* no other device; not itself either */
 }
 
 cudaError_t cudaDriverGetVersion(int *version)

@@ -1,12 +1,17 @@
 /*
- * launch.c - kernel launches: the <<<>>> configuration stack, cudaLaunchKernel, kernel
- * attributes, and the compute-sanitizer-style report of a guest fault.
+ * launch.c - kernel launches: the <<<>>> configuration stack, cudaLaunchKernel, and the
+ * compute-sanitizer-style report of a guest fault.
  *
- * A launch maps the host stub to its (module, kernel), checks the configuration against
- * the device's limits, copies each argument (args[i] points at the i-th value) into a
- * parameter buffer at the offsets of the kernel's XParam table, and runs the kernel to
- * completion with emu_launch. A bad configuration is an ordinary (non-sticky) error; a
- * guest fault is printed on stderr and becomes the sticky error.
+ * A launch maps the host stub to its (module, kernel), checks the stream handle and the
+ * configuration against the device's limits, copies each argument (args[i] points at the
+ * i-th value) into a parameter buffer at the offsets of the kernel's XParam table, and
+ * runs the kernel to completion with emu_launch, whatever the stream. Configuration
+ * errors use CUDA's codes and are not sticky: a zero or too large grid or block is
+ * cudaErrorInvalidConfiguration, more dynamic shared memory than the kernel may use
+ * (cudaFuncAttributeMaxDynamicSharedMemorySize) is cudaErrorInvalidValue, too many
+ * registers for the block is cudaErrorLaunchOutOfResources. A guest fault is printed on
+ * stderr and becomes the sticky error. Device printf is flushed at the start of each
+ * launch, as CUDA does, and after it too when CUDA_LAUNCH_BLOCKING=1.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -47,7 +52,7 @@ cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim, size_t *sh
 }
 
 /* Finds the module and kernel of a host stub, loading the module if needed. */
-static cudaError_t rt_kernel_of(RtContext *c, const void *func, RtFatbin **fb, RtFunc **fn)
+cudaError_t rt_kernel_of(RtContext *c, const void *func, RtFatbin **fb, RtFunc **fn)
 {
     if (!func || !rt_find_func(c, func, fb, fn))
         return cudaErrorInvalidDeviceFunction;
@@ -61,17 +66,25 @@ static cudaError_t rt_kernel_of(RtContext *c, const void *func, RtFatbin **fb, R
     return cudaSuccess;
 }
 
+const XKernel *rt_xkernel(const RtFatbin *fb, const RtFunc *fn)
+{
+    return &emu_module_bin(fb->mod)->kernels[fn->kernel];
+}
+
 static int rt_dim_ok(dim3 d, const uint32_t max[3])
 {
     return d.x >= 1 && d.y >= 1 && d.z >= 1 && d.x <= max[0] && d.y <= max[1] && d.z <= max[2];
 }
 
-static cudaError_t rt_check_config(const EmuProps *p, dim3 grid, dim3 block)
+static cudaError_t rt_check_config(const EmuProps *p, const XKernel *k, const RtFunc *fn,
+                                   dim3 grid, dim3 block, size_t shared)
 {
     if (!rt_dim_ok(grid, p->max_grid_dim) || !rt_dim_ok(block, p->max_block_dim))
         return cudaErrorInvalidConfiguration;
     if ((uint64_t)block.x * block.y * block.z > p->max_threads_per_block)
         return cudaErrorInvalidConfiguration;
+    if (shared > rt_max_dynamic_shared(p, k, fn))
+        return cudaErrorInvalidValue;
     return cudaSuccess;
 }
 
@@ -149,8 +162,8 @@ static void rt_report_fault(const EmuFault *f, const char *kernel, cudaError_t e
 static cudaError_t rt_run(RtContext *c, EmuDevice *dev, RtFatbin *fb, RtFunc *fn, dim3 grid,
                           dim3 block, void **args, size_t shared)
 {
-    const XKernel *k = &emu_module_bin(fb->mod)->kernels[fn->kernel];
-    cudaError_t e = rt_check_config(emu_props(dev), grid, block);
+    const XKernel *k = rt_xkernel(fb, fn);
+    cudaError_t e = rt_check_config(emu_props(dev), k, fn, grid, block, shared);
     if (e != cudaSuccess)
         return e;
     uint8_t *buf = calloc(1, k->param_bytes ? k->param_bytes : 1);
@@ -160,10 +173,14 @@ static cudaError_t rt_run(RtContext *c, EmuDevice *dev, RtFatbin *fb, RtFunc *fn
     EmuFault fault;
     memset(&fault, 0, sizeof fault);
     EmuStatus s = EMU_OK;
-    if (e == cudaSuccess)
+    if (e == cudaSuccess) {
+        rt_sync(c);
         s = emu_launch(dev, fb->mod, fn->kernel, (EmuDim3){grid.x, grid.y, grid.z},
                        (EmuDim3){block.x, block.y, block.z}, shared, buf, k->param_bytes,
                        NULL, &fault);
+        if (c->launch_blocking)
+            rt_sync(c);
+    }
     free(buf);
     if (e != cudaSuccess || s == EMU_OK)
         return e;
@@ -184,6 +201,8 @@ cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void
     RtFatbin *fb;
     RtFunc *fn;
     cudaError_t e = rt_device(c, &dev);
+    if (e == cudaSuccess && !rt_stream_ok(c, stream))
+        e = cudaErrorInvalidResourceHandle;
     if (e == cudaSuccess)
         e = rt_kernel_of(c, func, &fb, &fn);
     if (e == cudaSuccess)
@@ -191,42 +210,9 @@ cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void
     return rt_error(c, e);
 }
 
-cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func)
+/* Grid-wide synchronization (cooperative groups) is not emulated. */
+cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blockDim,
+                                        void **args, size_t sharedMem, cudaStream_t stream)
 {
-    RtContext *c = rt_ctx();
-    EmuDevice *dev;
-    RtFatbin *fb;
-    RtFunc *fn;
-    if (!attr)
-        return rt_error(c, cudaErrorInvalidValue);
-    cudaError_t e = rt_device(c, &dev);
-    if (e == cudaSuccess)
-        e = rt_kernel_of(c, func, &fb, &fn);
-    if (e != cudaSuccess)
-        return rt_error(c, e);
-    const XKernel *k = &emu_module_bin(fb->mod)->kernels[fn->kernel];
-    const EmuProps *p = emu_props(dev);
-    memset(attr, 0, sizeof *attr);
-    attr->sharedSizeBytes = k->shared_bytes;
-    attr->localSizeBytes = k->local_bytes;
-    attr->numRegs = (int)k->nregs;
-    uint64_t by_regs = k->nregs ? p->regs_per_block / k->nregs / p->warp_size * p->warp_size
-                                : p->max_threads_per_block;
-    attr->maxThreadsPerBlock = (int)(by_regs < p->max_threads_per_block ? by_regs
-                                                                        : p->max_threads_per_block);
-    attr->ptxVersion = attr->binaryVersion = (int)(p->cc_major * 10 + p->cc_minor);
-    attr->maxDynamicSharedSizeBytes =
-        (int)(p->shared_per_block > k->shared_bytes ? p->shared_per_block - k->shared_bytes : 0);
-    return cudaSuccess;
-}
-
-cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache config)
-{
-    RtContext *c = rt_ctx();
-    RtFatbin *fb;
-    RtFunc *fn;
-    if (!func || !rt_find_func(c, func, &fb, &fn))
-        return rt_error(c, cudaErrorInvalidDeviceFunction);
-    (void)config; /* a hint; the emulator's cache split comes from its configuration */
-    return cudaSuccess;
+    return rt_unsupported("cudaLaunchCooperativeKernel");
 }

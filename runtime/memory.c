@@ -1,12 +1,14 @@
 /*
  * memory.c - device memory: allocation, copies in every direction, memset, symbols,
- * pinned host memory.
+ * peer copies (one device: only device 0 to device 0).
  *
  * Device pointers are emulator addresses in the global window (isa.h), handed to the
  * program as void *. cudaMemcpyDefault tells the directions apart by that window: a
  * pointer inside [XGPU_GLOBAL_BASE, base + capacity) is a device address. The emulator
  * checks every device range against live allocations; the host side is trusted, as with
- * CUDA. Async variants run synchronously (every stream executes in issue order).
+ * CUDA. Async variants run synchronously (every stream executes in issue order) after
+ * checking the stream handle. Blocking copies are CUDA printf flush points: they write
+ * what kernels printed so far to stdout first.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -55,40 +57,9 @@ cudaError_t cudaFree(void *devPtr)
     return rt_error(c, rt_from_emu(emu_free(dev, rt_addr(devPtr))));
 }
 
-cudaError_t cudaMallocHost(void **ptr, size_t size)
-{
-    if (!ptr)
-        return rt_error(rt_ctx(), cudaErrorInvalidValue);
-    *ptr = malloc(size ? size : 1);
-    return *ptr ? cudaSuccess : rt_error(rt_ctx(), cudaErrorMemoryAllocation);
-}
-
-cudaError_t cudaHostAlloc(void **ptr, size_t size, unsigned int flags)
-{
-    (void)flags; /* host memory is host memory: no mapping into the device */
-    return cudaMallocHost(ptr, size);
-}
-
-cudaError_t cudaFreeHost(void *ptr)
-{
-    free(ptr);
-    return cudaSuccess;
-}
-
 cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)
 {
     return rt_unsupported("cudaMallocManaged");
-}
-
-cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height)
-{
-    if (!pitch)
-        return rt_error(rt_ctx(), cudaErrorInvalidValue);
-    size_t p = (width + 255) / 256 * 256;
-    cudaError_t e = cudaMalloc(devPtr, p * height);
-    if (e == cudaSuccess)
-        *pitch = p;
-    return e;
 }
 
 cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total)
@@ -140,42 +111,66 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpy
 {
     RtContext *c = rt_ctx();
     cudaError_t e = rt_device(c, NULL);
-    if (e == cudaSuccess)
+    if (e == cudaSuccess) {
+        rt_sync(c);
         e = rt_copy(c, dst, src, count, kind);
+    }
     return rt_error(c, e);
 }
 
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
                             cudaStream_t stream)
 {
-    return cudaMemcpy(dst, src, count, kind);
-}
-
-cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
-                         size_t height, enum cudaMemcpyKind kind)
-{
     RtContext *c = rt_ctx();
     cudaError_t e = rt_device(c, NULL);
-    if (e == cudaSuccess && (width > dpitch || width > spitch))
-        e = cudaErrorInvalidPitchValue;
-    for (size_t r = 0; r < height && e == cudaSuccess; r++)
-        e = rt_copy(c, (char *)dst + r * dpitch, (const char *)src + r * spitch, width, kind);
+    if (e == cudaSuccess && !rt_stream_ok(c, stream))
+        e = cudaErrorInvalidResourceHandle;
+    if (e == cudaSuccess)
+        e = rt_copy(c, dst, src, count, kind);
     return rt_error(c, e);
+}
+
+/* One device: a peer copy is a device-to-device copy on device 0. */
+cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice,
+                           size_t count)
+{
+    if (dstDevice != 0 || srcDevice != 0)
+        return rt_error(rt_ctx(), cudaErrorInvalidDevice);
+    return cudaMemcpy(dst, src, count, cudaMemcpyDeviceToDevice);
+}
+
+cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice,
+                                size_t count, cudaStream_t stream)
+{
+    if (dstDevice != 0 || srcDevice != 0)
+        return rt_error(rt_ctx(), cudaErrorInvalidDevice);
+    return cudaMemcpyAsync(dst, src, count, cudaMemcpyDeviceToDevice, stream);
+}
+
+/* Sets n bytes of device memory; the device must exist. Returns the error unrecorded. */
+cudaError_t rt_memset(RtContext *c, void *dst, int value, size_t n)
+{
+    return n ? rt_from_emu(emu_memset(c->dev, rt_addr(dst), value, n)) : cudaSuccess;
 }
 
 cudaError_t cudaMemset(void *devPtr, int value, size_t count)
 {
     RtContext *c = rt_ctx();
-    EmuDevice *dev;
-    cudaError_t e = rt_device(c, &dev);
-    if (e == cudaSuccess && count)
-        e = rt_from_emu(emu_memset(dev, rt_addr(devPtr), value, count));
+    cudaError_t e = rt_device(c, NULL);
+    if (e == cudaSuccess)
+        e = rt_memset(c, devPtr, value, count);
     return rt_error(c, e);
 }
 
 cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream)
 {
-    return cudaMemset(devPtr, value, count);
+    RtContext *c = rt_ctx();
+    cudaError_t e = rt_device(c, NULL);
+    if (e == cudaSuccess && !rt_stream_ok(c, stream))
+        e = cudaErrorInvalidResourceHandle;
+    if (e == cudaSuccess)
+        e = rt_memset(c, devPtr, value, count);
+    return rt_error(c, e);
 }
 
 /* The device address of the variable whose host shadow is `symbol`. */
@@ -206,10 +201,9 @@ static cudaError_t rt_symbol_range(RtContext *c, const void *symbol, size_t coun
     return e;
 }
 
-cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset,
-                               enum cudaMemcpyKind kind)
+static cudaError_t rt_to_symbol(RtContext *c, const void *symbol, const void *src, size_t count,
+                                size_t offset, enum cudaMemcpyKind kind)
 {
-    RtContext *c = rt_ctx();
     uint64_t at = 0;
     cudaError_t e = rt_symbol_range(c, symbol, count, offset, &at);
     if (e == cudaSuccess && kind == cudaMemcpyDefault)
@@ -218,13 +212,12 @@ cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count
         e = cudaErrorInvalidMemcpyDirection;
     if (e == cudaSuccess)
         e = rt_copy(c, rt_ptr(at), src, count, kind);
-    return rt_error(c, e);
+    return e;
 }
 
-cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset,
-                                 enum cudaMemcpyKind kind)
+static cudaError_t rt_from_symbol(RtContext *c, void *dst, const void *symbol, size_t count,
+                                  size_t offset, enum cudaMemcpyKind kind)
 {
-    RtContext *c = rt_ctx();
     uint64_t at = 0;
     cudaError_t e = rt_symbol_range(c, symbol, count, offset, &at);
     if (e == cudaSuccess && kind == cudaMemcpyDefault)
@@ -233,19 +226,41 @@ cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, si
         e = cudaErrorInvalidMemcpyDirection;
     if (e == cudaSuccess)
         e = rt_copy(c, dst, rt_ptr(at), count, kind);
-    return rt_error(c, e);
+    return e;
+}
+
+cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset,
+                               enum cudaMemcpyKind kind)
+{
+    RtContext *c = rt_ctx();
+    rt_sync(c);
+    return rt_error(c, rt_to_symbol(c, symbol, src, count, offset, kind));
+}
+
+cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset,
+                                 enum cudaMemcpyKind kind)
+{
+    RtContext *c = rt_ctx();
+    rt_sync(c);
+    return rt_error(c, rt_from_symbol(c, dst, symbol, count, offset, kind));
 }
 
 cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count,
                                     size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    return cudaMemcpyToSymbol(symbol, src, count, offset, kind);
+    RtContext *c = rt_ctx();
+    if (!rt_stream_ok(c, stream))
+        return rt_error(c, cudaErrorInvalidResourceHandle);
+    return rt_error(c, rt_to_symbol(c, symbol, src, count, offset, kind));
 }
 
 cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count, size_t offset,
                                       enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    return cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
+    RtContext *c = rt_ctx();
+    if (!rt_stream_ok(c, stream))
+        return rt_error(c, cudaErrorInvalidResourceHandle);
+    return rt_error(c, rt_from_symbol(c, dst, symbol, count, offset, kind));
 }
 
 cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol)

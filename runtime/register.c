@@ -109,6 +109,8 @@ void __cudaRegisterFunction(void **fatCubinHandle, const void *hostFun, char *de
     RtFunc *f = &fb->funcs[fb->nfuncs];
     f->stub = hostFun;
     f->kernel = -1;
+    f->max_dyn_shared = -1;
+    f->carveout = cudaSharedmemCarveoutDefault;
     f->name = strdup(name);
     if (!f->name) {
         rt_oom(name);

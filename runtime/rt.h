@@ -12,6 +12,15 @@
  * cudaGetLastError). A guest fault, or a device that could not be created, sets
  * `sticky`: rt_device() then returns it from every call that touches the device, until
  * cudaDeviceReset. The runtime is meant for one host thread; it never exits or aborts.
+ *
+ * Handles. Streams, events and pinned host blocks are kept in lists owned by the
+ * context; a handle is valid while it is on its list, so a destroyed handle is recognized
+ * without reading freed memory. A reset destroys streams and events (as CUDA does) and
+ * restores the limits and cache preferences; pinned host memory stays valid.
+ *
+ * Device printf. The emulator buffers kernels' printf output; rt_sync() writes it to
+ * stdout at each point where CUDA flushes it (synchronizing calls, blocking copies, the
+ * start of a launch, reset, exit).
  */
 #ifndef XGPU_RT_H
 #define XGPU_RT_H
@@ -28,7 +37,9 @@ typedef struct RtFatbin RtFatbin;
 typedef struct RtFunc {
     const void *stub;
     char *name;
-    int kernel; /* index in the module, -1 when absent */
+    int kernel;          /* index in the module, -1 when absent */
+    int max_dyn_shared;  /* cudaFuncAttributeMaxDynamicSharedMemorySize, -1 = default */
+    int carveout;        /* cudaFuncAttributePreferredSharedMemoryCarveout */
 } RtFunc;
 
 /* A __device__/__constant__ variable: host shadow -> device symbol. */
@@ -59,6 +70,36 @@ typedef struct RtLaunchConfig {
 
 enum { RT_MAX_PENDING_CONFIGS = 16 };
 
+struct CUstream_st {
+    struct CUstream_st *next;
+    unsigned flags;
+    int priority;
+};
+
+struct CUevent_st {
+    struct CUevent_st *next;
+    unsigned flags;
+    int recorded;
+    uint64_t ns; /* emulated device time at the record */
+};
+
+/* A cudaMallocHost / cudaHostAlloc block. */
+typedef struct RtHostBlock {
+    struct RtHostBlock *next;
+    void *ptr;
+    unsigned flags;
+} RtHostBlock;
+
+enum { RT_NLIMITS = 7 }; /* cudaLimitStackSize .. cudaLimitPersistingL2CacheSize */
+
+/* What a program may set on the device; cudaDeviceReset restores the defaults. */
+typedef struct RtSettings {
+    size_t limits[RT_NLIMITS];
+    enum cudaFuncCache cache;
+    enum cudaSharedMemConfig shmem;
+    unsigned flags; /* cudaSetDeviceFlags */
+} RtSettings;
+
 typedef struct RtContext {
     RtFatbin *fatbins;
     EmuDevice *dev;
@@ -68,6 +109,11 @@ typedef struct RtContext {
     int npending;
     char *stats_path;   /* XGPU_STATS at device creation, or NULL */
     int exit_hook;      /* atexit handler installed */
+    int launch_blocking; /* CUDA_LAUNCH_BLOCKING=1: printf is flushed after launches too */
+    struct CUstream_st *streams;
+    struct CUevent_st *events;
+    RtHostBlock *host_blocks;
+    RtSettings set;
 } RtContext;
 
 RtContext *rt_ctx(void);
@@ -79,6 +125,15 @@ int rt_find_func(RtContext *c, const void *stub, RtFatbin **fb, RtFunc **fn);
 int rt_find_var(RtContext *c, const void *shadow, RtFatbin **fb, RtVar **var);
 void rt_shutdown(RtContext *c);
 void rt_reset(RtContext *c);
+void rt_sync(RtContext *c);
+uint64_t rt_device_time_ns(RtContext *c);
+
+/* stream.c */
+int rt_stream_ok(RtContext *c, cudaStream_t s);
+void rt_streams_free(RtContext *c);
+
+/* device.c */
+void rt_fill_props(struct cudaDeviceProp *d, const EmuProps *p);
 
 /* error.c */
 cudaError_t rt_error(RtContext *c, cudaError_t e);
@@ -89,6 +144,14 @@ cudaError_t rt_unsupported(const char *api);
 /* memory.c */
 int rt_is_device_ptr(RtContext *c, const void *p);
 cudaError_t rt_copy(RtContext *c, void *dst, const void *src, size_t n, enum cudaMemcpyKind kind);
+cudaError_t rt_memset(RtContext *c, void *dst, int value, size_t n);
+
+/* launch.c */
+cudaError_t rt_kernel_of(RtContext *c, const void *func, RtFatbin **fb, RtFunc **fn);
+const XKernel *rt_xkernel(const RtFatbin *fb, const RtFunc *fn);
+
+/* func.c */
+uint64_t rt_max_dynamic_shared(const EmuProps *p, const XKernel *k, const RtFunc *fn);
 
 /* Device addresses travel through the API as void *. */
 static inline uint64_t rt_addr(const void *p) { return (uint64_t)(uintptr_t)p; }

@@ -1,97 +1,205 @@
 /*
- * stream.c - streams and events.
+ * stream.c - streams, events and host work queued on streams.
  *
- * Every operation runs to completion when issued, so a stream is only a handle (checked
- * by a magic word) and synchronizing reports the sticky error. An event records the host
- * wall-clock time (CLOCK_MONOTONIC) when cudaEventRecord is called; elapsed times are
- * therefore the host time spent emulating, in milliseconds.
+ * Every operation runs to completion when it is issued, so each stream (and the default
+ * stream 0, cudaStreamLegacy, cudaStreamPerThread) executes its work in issue order and
+ * work on different streams executes in issue order as well: a correct program cannot
+ * tell this from a GPU. A stream is a handle on the context's list; synchronizing one
+ * flushes device printf and reports the sticky error.
+ *
+ * Events record the emulated device time (emu_device_time_ns) at cudaEventRecord, which
+ * every launch advances by its emulated duration; cudaEventElapsedTime is the difference
+ * in milliseconds, independent of how long the host took to emulate. An event that was
+ * never recorded, or was created with cudaEventDisableTiming, makes ElapsedTime fail with
+ * cudaErrorInvalidResourceHandle, as CUDA documents.
  */
 #include <stdlib.h>
-#include <time.h>
 
 #include "rt.h"
 
-#define RT_STREAM_MAGIC 0x5354524du /* "STRM" */
-#define RT_EVENT_MAGIC 0x45564e54u  /* "EVNT" */
-
-struct CUstream_st {
-    uint32_t magic;
-    unsigned flags;
-};
-
-struct CUevent_st {
-    uint32_t magic;
-    unsigned flags;
-    int recorded;
-    double ms; /* host time at the record, in milliseconds */
-};
-
-static int rt_stream_ok(cudaStream_t s)
+/* The default stream's names; any other handle must be on the context's list. */
+static int rt_is_default_stream(cudaStream_t s)
 {
-    return !s || s->magic == RT_STREAM_MAGIC;
+    return !s || s == cudaStreamLegacy || s == cudaStreamPerThread;
 }
 
-static int rt_event_ok(cudaEvent_t e)
+int rt_stream_ok(RtContext *c, cudaStream_t s)
 {
-    return e && e->magic == RT_EVENT_MAGIC;
+    if (rt_is_default_stream(s))
+        return 1;
+    for (struct CUstream_st *p = c->streams; p; p = p->next)
+        if (p == s)
+            return 1;
+    return 0;
 }
 
-cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags)
+static int rt_event_ok(RtContext *c, cudaEvent_t e)
 {
-    if (!stream)
-        return rt_error(rt_ctx(), cudaErrorInvalidValue);
-    cudaStream_t s = calloc(1, sizeof *s);
+    for (struct CUevent_st *p = c->events; p && e; p = p->next)
+        if (p == e)
+            return 1;
+    return 0;
+}
+
+/* cudaDeviceReset: every stream and event handle becomes invalid. */
+void rt_streams_free(RtContext *c)
+{
+    while (c->streams) {
+        struct CUstream_st *s = c->streams;
+        c->streams = s->next;
+        free(s);
+    }
+    while (c->events) {
+        struct CUevent_st *e = c->events;
+        c->events = e->next;
+        free(e);
+    }
+}
+
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t *stream, unsigned int flags, int priority)
+{
+    RtContext *c = rt_ctx();
+    if (!stream || (flags & ~(unsigned)cudaStreamNonBlocking))
+        return rt_error(c, cudaErrorInvalidValue);
+    cudaError_t e = rt_device(c, NULL);
+    if (e != cudaSuccess)
+        return rt_error(c, e);
+    struct CUstream_st *s = calloc(1, sizeof *s);
     if (!s)
-        return rt_error(rt_ctx(), cudaErrorMemoryAllocation);
-    s->magic = RT_STREAM_MAGIC;
+        return rt_error(c, cudaErrorMemoryAllocation);
     s->flags = flags;
+    s->priority = 0; /* one priority level: cudaDeviceGetStreamPriorityRange gives 0, 0 */
+    s->next = c->streams;
+    c->streams = s;
     *stream = s;
     return cudaSuccess;
 }
 
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags)
+{
+    return cudaStreamCreateWithPriority(stream, flags, 0);
+}
+
 cudaError_t cudaStreamCreate(cudaStream_t *stream)
 {
-    return cudaStreamCreateWithFlags(stream, cudaStreamDefault);
+    return cudaStreamCreateWithPriority(stream, cudaStreamDefault, 0);
 }
 
 cudaError_t cudaStreamDestroy(cudaStream_t stream)
 {
-    if (!stream || !rt_stream_ok(stream))
-        return rt_error(rt_ctx(), cudaErrorInvalidResourceHandle);
-    stream->magic = 0;
-    free(stream);
+    RtContext *c = rt_ctx();
+    if (rt_is_default_stream(stream))
+        return rt_error(c, cudaErrorInvalidResourceHandle);
+    for (struct CUstream_st **p = &c->streams; *p; p = &(*p)->next)
+        if (*p == stream) {
+            *p = stream->next;
+            free(stream);
+            return cudaSuccess;
+        }
+    return rt_error(c, cudaErrorInvalidResourceHandle);
+}
+
+cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned int *flags)
+{
+    RtContext *c = rt_ctx();
+    if (!flags)
+        return rt_error(c, cudaErrorInvalidValue);
+    if (!rt_stream_ok(c, stream))
+        return rt_error(c, cudaErrorInvalidResourceHandle);
+    *flags = rt_is_default_stream(stream) ? cudaStreamDefault : stream->flags;
     return cudaSuccess;
+}
+
+cudaError_t cudaStreamGetPriority(cudaStream_t stream, int *priority)
+{
+    RtContext *c = rt_ctx();
+    if (!priority)
+        return rt_error(c, cudaErrorInvalidValue);
+    if (!rt_stream_ok(c, stream))
+        return rt_error(c, cudaErrorInvalidResourceHandle);
+    *priority = rt_is_default_stream(stream) ? 0 : stream->priority;
+    return cudaSuccess;
+}
+
+/* What a synchronizing call on a valid handle returns: flush printf, report faults. */
+static cudaError_t rt_sync_point(RtContext *c)
+{
+    cudaError_t e = rt_device(c, NULL);
+    if (e == cudaSuccess)
+        rt_sync(c);
+    return rt_error(c, e);
 }
 
 cudaError_t cudaStreamSynchronize(cudaStream_t stream)
 {
     RtContext *c = rt_ctx();
-    if (!rt_stream_ok(stream))
+    if (!rt_stream_ok(c, stream))
+        return rt_error(c, cudaErrorInvalidResourceHandle);
+    return rt_sync_point(c);
+}
+
+/* Work is always complete, so the query succeeds (or reports the sticky fault). */
+cudaError_t cudaStreamQuery(cudaStream_t stream)
+{
+    RtContext *c = rt_ctx();
+    if (!rt_stream_ok(c, stream))
         return rt_error(c, cudaErrorInvalidResourceHandle);
     return rt_error(c, rt_device(c, NULL));
 }
 
-cudaError_t cudaStreamQuery(cudaStream_t stream)
-{
-    return cudaStreamSynchronize(stream); /* always complete */
-}
-
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags)
 {
-    if (!rt_stream_ok(stream) || !rt_event_ok(event))
-        return rt_error(rt_ctx(), cudaErrorInvalidResourceHandle);
+    RtContext *c = rt_ctx();
+    if (!rt_stream_ok(c, stream) || !rt_event_ok(c, event))
+        return rt_error(c, cudaErrorInvalidResourceHandle);
+    return flags & ~1u ? rt_error(c, cudaErrorInvalidValue) : cudaSuccess; /* 1: external */
+}
+
+/* Host callbacks run at once, after printf is flushed as CUDA does before a callback. */
+cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback,
+                                  void *userData, unsigned int flags)
+{
+    RtContext *c = rt_ctx();
+    if (!callback || flags)
+        return rt_error(c, cudaErrorInvalidValue);
+    if (!rt_stream_ok(c, stream))
+        return rt_error(c, cudaErrorInvalidResourceHandle);
+    cudaError_t e = rt_device(c, NULL);
+    rt_sync(c);
+    callback(stream, e, userData);
+    return cudaSuccess;
+}
+
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData)
+{
+    RtContext *c = rt_ctx();
+    if (!fn)
+        return rt_error(c, cudaErrorInvalidValue);
+    if (!rt_stream_ok(c, stream))
+        return rt_error(c, cudaErrorInvalidResourceHandle);
+    cudaError_t e = rt_device(c, NULL);
+    if (e != cudaSuccess)
+        return rt_error(c, e);
+    rt_sync(c);
+    fn(userData);
     return cudaSuccess;
 }
 
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
 {
-    if (!event)
-        return rt_error(rt_ctx(), cudaErrorInvalidValue);
-    cudaEvent_t e = calloc(1, sizeof *e);
+    RtContext *c = rt_ctx();
+    unsigned known = cudaEventBlockingSync | cudaEventDisableTiming | cudaEventInterprocess;
+    if (!event || (flags & ~known))
+        return rt_error(c, cudaErrorInvalidValue);
+    cudaError_t err = rt_device(c, NULL);
+    if (err != cudaSuccess)
+        return rt_error(c, err);
+    struct CUevent_st *e = calloc(1, sizeof *e);
     if (!e)
-        return rt_error(rt_ctx(), cudaErrorMemoryAllocation);
-    e->magic = RT_EVENT_MAGIC;
+        return rt_error(c, cudaErrorMemoryAllocation);
     e->flags = flags;
+    e->next = c->events;
+    c->events = e;
     *event = e;
     return cudaSuccess;
 }
@@ -101,33 +209,34 @@ cudaError_t cudaEventCreate(cudaEvent_t *event)
     return cudaEventCreateWithFlags(event, cudaEventDefault);
 }
 
-static double rt_now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
 {
-    if (!rt_event_ok(event) || !rt_stream_ok(stream))
-        return rt_error(rt_ctx(), cudaErrorInvalidResourceHandle);
+    RtContext *c = rt_ctx();
+    if (!rt_event_ok(c, event) || !rt_stream_ok(c, stream))
+        return rt_error(c, cudaErrorInvalidResourceHandle);
+    cudaError_t e = rt_device(c, NULL);
+    if (e != cudaSuccess)
+        return rt_error(c, e);
     event->recorded = 1;
-    event->ms = rt_now_ms();
+    event->ns = rt_device_time_ns(c);
     return cudaSuccess;
 }
 
 cudaError_t cudaEventSynchronize(cudaEvent_t event)
 {
     RtContext *c = rt_ctx();
-    if (!rt_event_ok(event))
+    if (!rt_event_ok(c, event))
         return rt_error(c, cudaErrorInvalidResourceHandle);
-    return rt_error(c, rt_device(c, NULL));
+    return rt_sync_point(c);
 }
 
+/* Recorded work is always complete; an event never recorded is complete too (CUDA). */
 cudaError_t cudaEventQuery(cudaEvent_t event)
 {
-    return cudaEventSynchronize(event);
+    RtContext *c = rt_ctx();
+    if (!rt_event_ok(c, event))
+        return rt_error(c, cudaErrorInvalidResourceHandle);
+    return rt_error(c, rt_device(c, NULL));
 }
 
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
@@ -135,18 +244,24 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
     RtContext *c = rt_ctx();
     if (!ms)
         return rt_error(c, cudaErrorInvalidValue);
-    if (!rt_event_ok(start) || !rt_event_ok(end) || !start->recorded || !end->recorded ||
-        ((start->flags | end->flags) & cudaEventDisableTiming))
+    if (!rt_event_ok(c, start) || !rt_event_ok(c, end) || !start->recorded ||
+        !end->recorded || ((start->flags | end->flags) & cudaEventDisableTiming))
         return rt_error(c, cudaErrorInvalidResourceHandle);
-    *ms = (float)(end->ms - start->ms);
+    cudaError_t e = rt_device(c, NULL);
+    if (e != cudaSuccess)
+        return rt_error(c, e);
+    *ms = (float)(((double)end->ns - (double)start->ns) / 1e6);
     return cudaSuccess;
 }
 
 cudaError_t cudaEventDestroy(cudaEvent_t event)
 {
-    if (!rt_event_ok(event))
-        return rt_error(rt_ctx(), cudaErrorInvalidResourceHandle);
-    event->magic = 0;
-    free(event);
-    return cudaSuccess;
+    RtContext *c = rt_ctx();
+    for (struct CUevent_st **p = &c->events; *p && event; p = &(*p)->next)
+        if (*p == event) {
+            *p = event->next;
+            free(event);
+            return cudaSuccess;
+        }
+    return rt_error(c, cudaErrorInvalidResourceHandle);
 }

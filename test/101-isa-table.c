@@ -49,6 +49,19 @@ Test(isa_table, enum_name_tables)
     check_names(xisa_space_names, XS_COUNT, 0);
     check_names(xisa_sreg_names, XSR_COUNT, 0);
     check_names(xisa_scope_names, XSCOPE_COUNT, 0);
+    check_names(xisa_atom_names, XATOM_COUNT, 0);
+    check_names(xisa_shfl_names, XSHFL_COUNT, 0);
+    check_names(xisa_vote_names, XVOTE_COUNT, 0);
+    check_names(xisa_red_names, XRED_COUNT, 0);
+    check_names(xisa_math_names, XMATH_COUNT, 0);
+    cr_assert_str_eq(xisa_atom_names[XATOM_EXCH], "exch");
+    cr_assert_str_eq(xisa_shfl_names[XSHFL_BFLY], "bfly");
+    cr_assert_str_eq(xisa_vote_names[XVOTE_UNI], "uni");
+    cr_assert_str_eq(xisa_red_names[XRED_OR], "or");
+    cr_assert_str_eq(xisa_math_names[XMATH_SIN], "sin");
+    cr_assert_str_eq(xisa_math_names[XMATH_RINT], "rint");
+    cr_assert_str_eq(xisa_math_names[XMATH_POW], "pow");
+    cr_assert_str_eq(xisa_math_names[XMATH_NEXTAFTER], "nextafter");
     cr_assert_str_eq(xisa_type_names[XT_F64], "f64");
     cr_assert_str_eq(xisa_sreg_names[XSR_CLOCK64], "clock64");
 }
@@ -81,9 +94,13 @@ static XInsn default_insn(unsigned op)
         in.src[i] = (uint8_t)(4 + 2 * i);
     int untyped = op == XOP_nop || op == XOP_s2r || op == XOP_cvta || op == XOP_gaddr ||
                   op == XOP_bra || op == XOP_brc || op == XOP_exit || op == XOP_bar ||
-                  op == XOP_membar || op == XOP_trap;
+                  op == XOP_membar || op == XOP_trap || op == XOP_shfl || op == XOP_vote ||
+                  op == XOP_actmask || op == XOP_barred || op == XOP_prmt ||
+                  op == XOP_vprintf;
     if (!untyped)
         in.type = (oi->unit == XU_FP || oi->unit == XU_SFU) ? XT_F32 : XT_U32;
+    if (op == XOP_math2)
+        in.sub = XMATH_FIRST_BINARY;
     if (op == XOP_cvt)
         in.type2 = XT_S32;
     if (op == XOP_cvta)
@@ -133,6 +150,53 @@ Test(isa_table, format_examples)
     in.dst[0] = 12, in.target = 3, in.imm = 16;
     xisa_format(&in, NULL, 0, buf, sizeof buf);
     cr_assert_str_eq(buf, "gaddr r12, @3+16");
+    in = default_insn(XOP_atom);
+    in.mod = XS_GLOBAL, in.sub = XATOM_ADD, in.type = XT_S32, in.dst[0] = 1, in.src[0] = 2;
+    in.imm = 4, in.src[1] = 3;
+    xisa_format(&in, NULL, 0, buf, sizeof buf);
+    cr_assert_str_eq(buf, "atom.global.add.s32 r1, [r2+4], r3");
+    in = default_insn(XOP_atomcas);
+    in.mod = XS_SHARED, in.dst[0] = 1, in.src[0] = 2, in.src[1] = 3, in.src[2] = 4;
+    xisa_format(&in, NULL, 0, buf, sizeof buf);
+    cr_assert_str_eq(buf, "atomcas.shared.u32 r1, [r2], r3, r4");
+    in = default_insn(XOP_shfl);
+    in.sub = XSHFL_DOWN, in.dst[0] = 1, in.dst[1] = 2, in.src[0] = 3, in.src[1] = 4;
+    in.src[2] = 5, in.src[3] = XREG_RZ, in.flags = XF_IMM, in.imm = 0xffffffff;
+    xisa_format(&in, NULL, 0, buf, sizeof buf);
+    cr_assert_str_eq(buf, "shfl.down r1, r2, r3, r4, r5, 0xffffffff");
+    in = default_insn(XOP_vote);
+    in.sub = XVOTE_UNI, in.dst[0] = 1, in.src[0] = 2, in.src[1] = XREG_RZ, in.flags = XF_IMM;
+    in.imm = 0xff;
+    xisa_format(&in, NULL, 0, buf, sizeof buf);
+    cr_assert_str_eq(buf, "vote.uni r1, r2, 0xff");
+    in = default_insn(XOP_barred);
+    in.sub = XRED_POPC, in.dst[0] = 1, in.src[0] = 2;
+    xisa_format(&in, NULL, 0, buf, sizeof buf);
+    cr_assert_str_eq(buf, "barred.popc r1, r2");
+    in.imm = 3, in.sub = XRED_AND;
+    xisa_format(&in, NULL, 0, buf, sizeof buf);
+    cr_assert_str_eq(buf, "barred.and r1, r2, 3");
+    in = default_insn(XOP_math2);
+    in.sub = XMATH_POW, in.type = XT_F64;
+    xisa_format(&in, NULL, 0, buf, sizeof buf);
+    cr_assert_str_eq(buf, "math2.pow.f64 r2, r4, r6");
+    in = default_insn(XOP_math1);
+    in.sub = XMATH_SIN, in.dst[0] = 1, in.src[0] = 2;
+    xisa_format(&in, NULL, 0, buf, sizeof buf);
+    cr_assert_str_eq(buf, "math1.sin.f32 r1, r2");
+    in = default_insn(XOP_vprintf);
+    in.dst[0] = 1;
+    xisa_format(&in, NULL, 0, buf, sizeof buf);
+    cr_assert_str_eq(buf, "vprintf r1, r4, r6");
+    in = default_insn(XOP_actmask);
+    xisa_format(&in, NULL, 0, buf, sizeof buf);
+    cr_assert_str_eq(buf, "actmask r2");
+    in = default_insn(XOP_prmt);
+    in.src[2] = XREG_RZ, in.flags = XF_IMM, in.imm = 0x3210;
+    xisa_format(&in, NULL, 0, buf, sizeof buf);
+    cr_assert_str_eq(buf, "prmt r2, r4, r6, 0x3210");
+    in = default_insn(XOP_gaddr);
+    in.dst[0] = 12, in.target = 3, in.imm = 16;
     /* Truncation behaves like snprintf. */
     cr_assert_eq(xisa_format(&in, NULL, 0, buf, 4), (int)strlen("gaddr r12, @3+16"));
     cr_assert_str_eq(buf, "gad");
@@ -163,6 +227,54 @@ Test(isa_table, operand_widths)
     in.type = XT_F64;
     cr_assert_eq(xisa_insn_unit(&in, &f64), XU_FP);
     cr_assert(f64);
+    in = default_insn(XOP_atom);
+    in.type = XT_F64;
+    cr_assert_eq(xisa_operand_regs(&in, 1, 0), 2);
+    cr_assert_eq(xisa_operand_regs(&in, 0, 0), 2); /* address */
+    cr_assert_eq(xisa_operand_regs(&in, 0, 1), 2);
+    in.type = XT_U32;
+    cr_assert_eq(xisa_operand_regs(&in, 0, 0), 2);
+    cr_assert_eq(xisa_operand_regs(&in, 0, 1), 1);
+    in = default_insn(XOP_atomcas);
+    in.type = XT_S64;
+    cr_assert_eq(xisa_operand_regs(&in, 0, 2), 2);
+    in = default_insn(XOP_shfl);
+    for (unsigned i = 0; i < 4; i++)
+        cr_assert_eq(xisa_operand_regs(&in, 0, i), 1);
+    cr_assert_eq(xisa_operand_regs(&in, 1, 1), 1);
+    in = default_insn(XOP_vprintf);
+    cr_assert_eq(xisa_operand_regs(&in, 1, 0), 1);
+    cr_assert_eq(xisa_operand_regs(&in, 0, 0), 2);
+    cr_assert_eq(xisa_operand_regs(&in, 0, 1), 2);
+    in = default_insn(XOP_math1);
+    in.type = XT_F64;
+    cr_assert_eq(xisa_operand_regs(&in, 1, 0), 2);
+    cr_assert_eq(xisa_operand_regs(&in, 0, 0), 2);
+}
+
+Test(isa_table, sub_operations_round_trip)
+{
+    /* every sub-operation of every opcode that has one, through text and back */
+    static const struct { unsigned op, lo, hi; uint8_t type; } rows[] = {
+        {XOP_atom, 0, XATOM_COUNT, XT_U32},   {XOP_shfl, 0, XSHFL_COUNT, XT_NONE},
+        {XOP_vote, 0, XVOTE_COUNT, XT_NONE},  {XOP_barred, 0, XRED_COUNT, XT_NONE},
+        {XOP_math1, 0, XMATH_FIRST_BINARY, XT_F64},
+        {XOP_math2, XMATH_FIRST_BINARY, XMATH_COUNT, XT_F32},
+    };
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++)
+        for (unsigned sub = rows[r].lo; sub < rows[r].hi; sub++) {
+            XInsn in = default_insn(rows[r].op);
+            in.sub = (uint8_t)sub, in.type = rows[r].type;
+            char why[160], line[200], src[512];
+            cr_assert_eq(xisa_validate(&in, 2, why, sizeof why), 0, "%s sub %u: %s",
+                         xisa_ops[in.op].name, sub, why);
+            xisa_format(&in, NULL, 0, line, sizeof line);
+            snprintf(src, sizeof src, ".kernel k\n    %s\n    exit\n", line);
+            XGpubin *g;
+            cr_assert_eq(xasm_assemble(src, &g, why, sizeof why), 0, "'%s': %s", line, why);
+            cr_assert_eq(memcmp(&g->text[0], &in, sizeof in), 0, "'%s' changed", line);
+            xgpubin_free(g);
+        }
 }
 
 /* Each mutation of a valid instruction must be rejected with a message. */
@@ -229,4 +341,76 @@ Test(isa_table, validation_rejects_bad_encodings)
     in = default_insn(XOP_exit);
     in.type = XT_U32;
     expect_invalid(in, 2, "typed exit");
+    in = default_insn(XOP_add);
+    in.sub = 1;
+    expect_invalid(in, 2, "sub-operation on add");
+    in = default_insn(XOP_atom);
+    in.sub = XATOM_COUNT;
+    expect_invalid(in, 2, "atom sub out of range");
+    in = default_insn(XOP_atom);
+    in.sub = XATOM_AND, in.type = XT_F32;
+    expect_invalid(in, 2, "atom.and on f32");
+    in = default_insn(XOP_atom);
+    in.sub = XATOM_INC, in.type = XT_S32;
+    expect_invalid(in, 2, "atom.inc on s32");
+    in = default_insn(XOP_atom);
+    in.type = XT_U16;
+    expect_invalid(in, 2, "16-bit atomic");
+    in = default_insn(XOP_atom);
+    in.mod = XS_LOCAL;
+    expect_invalid(in, 2, "local atomic");
+    in = default_insn(XOP_atom);
+    in.mod = XS_CONST;
+    expect_invalid(in, 2, "const atomic");
+    in = default_insn(XOP_atom);
+    in.src[0] = 3;
+    expect_invalid(in, 2, "odd atomic address");
+    in = default_insn(XOP_atom);
+    in.type = XT_U64, in.src[1] = 5;
+    expect_invalid(in, 2, "odd 64-bit atomic operand");
+    in = default_insn(XOP_atom);
+    in.flags = XF_IMM, in.src[1] = XREG_RZ;
+    expect_invalid(in, 2, "immediate atomic operand");
+    in = default_insn(XOP_atomcas);
+    in.sub = 1;
+    expect_invalid(in, 2, "atomcas with a sub-operation");
+    in = default_insn(XOP_shfl);
+    in.sub = XSHFL_COUNT;
+    expect_invalid(in, 2, "shfl mode out of range");
+    in = default_insn(XOP_shfl);
+    in.type = XT_U64;
+    expect_invalid(in, 2, "64-bit shfl");
+    in = default_insn(XOP_vote);
+    in.sub = XVOTE_COUNT;
+    expect_invalid(in, 2, "vote out of range");
+    in = default_insn(XOP_barred);
+    in.sub = XRED_COUNT;
+    expect_invalid(in, 2, "barred out of range");
+    in = default_insn(XOP_barred);
+    in.imm = 16;
+    expect_invalid(in, 2, "barred barrier 16");
+    in = default_insn(XOP_barred);
+    in.flags = XF_IMM, in.src[0] = XREG_RZ;
+    expect_invalid(in, 2, "barred with an immediate predicate");
+    in = default_insn(XOP_math1);
+    in.sub = XMATH_POW;
+    expect_invalid(in, 2, "binary function on math1");
+    in = default_insn(XOP_math2);
+    in.sub = XMATH_SIN;
+    expect_invalid(in, 2, "unary function on math2");
+    in = default_insn(XOP_math1);
+    in.type = XT_S32;
+    expect_invalid(in, 2, "integer math1");
+    in = default_insn(XOP_math1);
+    in.type = XT_F64, in.src[0] = 5;
+    expect_invalid(in, 2, "odd f64 math operand");
+    in = default_insn(XOP_vprintf);
+    in.src[0] = 5;
+    expect_invalid(in, 2, "odd format address");
+    in = default_insn(XOP_prmt);
+    in.type = XT_U64;
+    expect_invalid(in, 2, "64-bit prmt");
+    in = default_insn(XOP_actmask);
+    in.src[0] = 4;
+    expect_invalid(in, 2, "actmask with a source");
 }

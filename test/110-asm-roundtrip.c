@@ -97,6 +97,29 @@ static const char listing[] =
     "    trap\n"
     "skip: s2r r16, %clock64\n"
     "    exit\n"
+    "\n"
+    ".kernel warpops\n"
+    ".shared 64\n"
+    "    gaddr r2, zbuf\n"
+    "    atom.global.add.s32 r1, [r2+4], r3\n"
+    "    atom.generic.exch.f64 r4, [r2-8], r6\n"
+    "    atom.shared.inc.u32 r8, [16], r9\n"
+    "    atomcas.shared.u32 r1, [r2], r3, r4\n"
+    "    atomcas.global.u64 r10, [r2], r12, r14\n"
+    "    shfl.down r1, r2, r3, r4, r5, 0xffffffff\n"
+    "    shfl.idx r1, rz, r3, r4, r5, r6\n"
+    "    vote.ballot r1, r2, 0xffffffff\n"
+    "    vote.uni r1, r2, r3\n"
+    "    actmask r7\n"
+    "    barred.popc r1, r2\n"
+    "    barred.or r1, r2, 3\n"
+    "    prmt r1, r2, r3, 0x3210\n"
+    "    math1.sin.f32 r1, r2\n"
+    "    math1.rsqrt.f64 r2, r4\n"
+    "    math2.pow.f64 r2, r4, r6\n"
+    "    math2.atan2.f32 r1, r2, 0f3F800000\n"
+    "    vprintf r1, r2, r4\n"
+    "    exit\n"
     "\n";
 
 static XGpubin *assemble_ok(const char *text)
@@ -170,7 +193,7 @@ static void expect_same_module(const XGpubin *a, const XGpubin *b)
 Test(asm, listing_fields)
 {
     XGpubin *g = assemble_ok(listing);
-    cr_assert_eq(g->nkernels, 2);
+    cr_assert_eq(g->nkernels, 3);
     const XKernel *k = &g->kernels[0];
     cr_assert_str_eq(k->name, "vadd");
     cr_assert_eq(k->code_start, 0);
@@ -204,6 +227,29 @@ Test(asm, listing_fields)
     cr_assert_eq(g->text[e->code_start + 2].imm, 0x3FC00000);
     cr_assert_eq(g->text[e->code_start + 5].imm, -3);
     cr_assert(g->text[e->code_start + 5].flags & XF_IMM);
+
+    const XKernel *wk = &g->kernels[2];
+    const XInsn *at = &g->text[wk->code_start + 1];
+    cr_assert_eq(at->op, XOP_atom);
+    cr_assert_eq(at->mod, XS_GLOBAL);
+    cr_assert_eq(at->sub, XATOM_ADD);
+    cr_assert_eq(at->type, XT_S32);
+    cr_assert_eq(at->imm, 4);
+    cr_assert_eq(at->src[1], 3);
+    cr_assert_eq(g->text[wk->code_start + 3].src[0], XREG_RZ, "[16] has no base register");
+    const XInsn *sh = &g->text[wk->code_start + 6];
+    cr_assert_eq(sh->sub, XSHFL_DOWN);
+    cr_assert_eq(sh->dst[1], 2);
+    cr_assert_eq(sh->src[3], XREG_RZ);
+    cr_assert_eq(sh->flags, XF_IMM);
+    cr_assert_eq(sh->imm, 0xffffffff);
+    cr_assert_eq(g->text[wk->code_start + 7].dst[1], XREG_RZ);
+    cr_assert_eq(g->text[wk->code_start + 9].sub, XVOTE_UNI, "vote.uni is a vote");
+    cr_assert_eq(g->text[wk->code_start + 9].flags, 0);
+    cr_assert_eq(g->text[wk->code_start + 12].sub, XRED_OR);
+    cr_assert_eq(g->text[wk->code_start + 12].imm, 3);
+    cr_assert_eq(g->text[wk->code_start + 16].sub, XMATH_POW);
+    cr_assert_eq(g->text[wk->code_start + 16].type, XT_F64);
 
     int seen[XOP_COUNT] = {0};
     for (uint32_t i = 0; i < g->ntext; i++)
@@ -315,4 +361,10 @@ Test(asm, errors_carry_the_line_number)
     expect_error(".kernel k\n  mov.u32 r300, 1\n", 2, "register");
     expect_error(".kernel a\n.kernel b\n  exit\n", 1, "no instructions");
     expect_error(".bogus 1\n", 1, "directive");
+    expect_error(".kernel k\n  atom.global.s32 r1, [r2], r3\n", 2, "operation suffix");
+    expect_error(".kernel k\n  math1.pow.f32 r1, r2\n", 2, "suffix");
+    expect_error(".kernel k\n  atom.global.add.s32 r1, r2, r3\n", 2, "memory operand");
+    expect_error(".kernel k\n  barred.popc r1\n", 2, "operands");
+    expect_error(".kernel k\n  barred.popc r1, r2, 16\n  exit\n", 2, "barrier");
+    expect_error(".kernel k\n  atom.local.add.u32 r1, [r2], r3\n  exit\n", 2, "shared");
 }

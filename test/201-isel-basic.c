@@ -341,9 +341,9 @@ Test(isel_errors, unsupported_intrinsic_with_location)
 {
     expect_error(lower(HDR
         "define void @k(ptr %o, float %x) !dbg !5 {\n"
-        "  %y = call float @llvm.floor.f32(float %x), !dbg !8\n"
+        "  %y = call float @llvm.nvvm.rsqrt.approx.f(float %x), !dbg !8\n"
         "  store float %y, ptr %o\n  ret void\n}\n"
-        "declare float @llvm.floor.f32(float)\n"
+        "declare float @llvm.nvvm.rsqrt.approx.f(float)\n"
         "!llvm.dbg.cu = !{!1}\n!llvm.module.flags = !{!4}\n"
         "!nvvm.annotations = !{!0}\n!0 = !{ptr @k, !\"kernel\", i32 1}\n"
         "!1 = distinct !DICompileUnit(language: DW_LANG_C_plus_plus, file: !2, "
@@ -354,18 +354,19 @@ Test(isel_errors, unsupported_intrinsic_with_location)
         "unit: !1, spFlags: DISPFlagDefinition)\n"
         "!6 = !DISubroutineType(types: !7)\n!7 = !{null}\n"
         "!8 = !DILocation(line: 7, column: 3, scope: !5)\n", 0, 0),
-        "k.cu:7: error: in kernel 'k': unsupported intrinsic 'llvm.floor.f32'");
+        "k.cu:7: error: in kernel 'k': unsupported intrinsic 'llvm.nvvm.rsqrt.approx.f'");
 }
 
 Test(isel_errors, atomics_and_external_calls)
 {
     expect_error(lower(HDR
-        "define void @k(ptr %o) {\n  %v = atomicrmw add ptr %o, i32 1 seq_cst\n  ret void\n}\n"
-        KERNEL("k"), 0, 0), "atomic operations are not supported");
+        "define void @k(ptr %o) {\n  %v = atomicrmw nand ptr %o, i32 1 seq_cst\n  ret void\n}\n"
+        KERNEL("k"), 0, 0), "unsupported atomicrmw operation");
     expect_error(lower(HDR
-        "declare i32 @vprintf(ptr, ptr)\n"
-        "define void @k(ptr %o) {\n  %v = call i32 @vprintf(ptr %o, ptr null)\n  ret void\n}\n"
-        KERNEL("k"), 0, 0), "call to external function 'vprintf' is not supported");
+        "declare ptr @malloc(i64)\n"
+        "define void @k(ptr %o) {\n  %v = call ptr @malloc(i64 8)\n  store ptr %v, ptr %o\n"
+        "  ret void\n}\n"
+        KERNEL("k"), 0, 0), "call to external function 'malloc' is not supported");
 }
 
 Test(isel_errors, bad_input_files)

@@ -42,4 +42,5 @@ E2E(mixed_types)
 E2E(control_flow)
 
 Test(unseen, control_flow_O3_8_registers) { compile_and_run("control_flow", "-O3 --max-regs=8"); }
+Test(unseen, api_templates_O2) { compile_and_run("api_templates", "-O2"); }
 Test(unseen, mixed_types_O1_g) { compile_and_run("mixed_types", "-O1 -g"); }

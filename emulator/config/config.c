@@ -206,6 +206,8 @@ int emu_config_check(const EmuConfig *c, char *err, size_t n)
         {"gpu.regs_per_sm", c->gpu_regs_per_sm},
         {"gpu.global_mem_bytes", c->gpu_global_mem_bytes},
         {"gpu.clock_khz", c->gpu_clock_khz},
+        {"gpu.issue_width", c->gpu_issue_width},
+        {"emu.printf_fifo_bytes", c->emu_printf_fifo_bytes},
     };
     for (size_t i = 0; i < sizeof positive / sizeof positive[0]; i++)
         if (positive[i].v == 0) {

@@ -54,12 +54,14 @@ static int decode_one(const XGpubin *g, const XInsn *xi, uint32_t count, uint32_
     }
     const char *name = op_names[xi->op];
     *o = (EmuInsn){.op = (uint8_t)xi->op, .type = xi->type, .type2 = xi->type2,
-                   .mod = xi->mod, .flags = xi->flags, .imm = xi->imm,
+                   .mod = xi->mod, .flags = xi->flags, .sub = xi->sub, .imm = xi->imm,
                    .target = xi->target, .reconv = xi->reconv};
     o->d = xi->dst[0] == XREG_RZ ? (uint16_t)(zrow + 2) : xi->dst[0];
     o->s0 = xi->src[0] == XREG_RZ ? (uint16_t)zrow : xi->src[0];
     o->s1 = xi->src[1] == XREG_RZ ? (uint16_t)zrow : xi->src[1];
     o->s2 = xi->src[2] == XREG_RZ ? (uint16_t)zrow : xi->src[2];
+    o->d1 = xi->dst[1] == XREG_RZ ? (uint16_t)(zrow + 2) : xi->dst[1];
+    o->s3 = xi->src[3] == XREG_RZ ? (uint16_t)zrow : xi->src[3];
     if ((op_flags[xi->op] & XI_BRANCH) && xi->target >= count) {
         snprintf(err, n, "%s: branch target %u outside the kernel", name, xi->target);
         return -1;

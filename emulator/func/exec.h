@@ -6,8 +6,8 @@
  * load: register numbers become register-file rows (RZ reads a zero row pair and writes
  * a sink row pair, so handlers never test for it), gaddr becomes a 64-bit mov of the
  * symbol's absolute address, and each plain instruction gets the handler specialised for
- * its opcode, type and immediate form. Control instructions (bra, brc, exit, bar, trap)
- * are executed by the warp loop in launch.c.
+ * its opcode, type and immediate form. Control instructions (bra, brc, exit, bar, barred,
+ * trap) are executed by the warp loop in launch.c.
  *
  * Registers are stored lane-contiguous: row r of a warp is uint32_t[32], lane l's copy of
  * register r is r[row][l]. A 64-bit value lives in rows (row, row+1), low word first.
@@ -40,14 +40,16 @@ typedef enum EmuKind {
     EK_BRC,   /* conditional branch, may diverge */
     EK_EXIT,  /* active lanes finish */
     EK_BAR,   /* block-wide barrier */
+    EK_BARRED,/* block-wide barrier with a predicate reduction (barred) */
     EK_TRAP,  /* launch failure */
 } EmuKind;
 
 struct EmuInsn {
     EmuExecFn fn;       /* EK_PLAIN handler */
     uint16_t d, s0, s1, s2; /* register rows (RZ mapped, see file comment) */
+    uint16_t d1, s3;    /* second destination, fourth source (shfl) */
     uint8_t kind;       /* EmuKind */
-    uint8_t op, type, type2, mod, flags;
+    uint8_t op, type, type2, mod, flags, sub;
     int64_t imm;
     uint32_t target, reconv;
 };
@@ -73,8 +75,20 @@ struct EmuWarp {
     uint32_t id;        /* warp within the CTA */
     uint32_t state;     /* EmuWarpState */
     uint32_t bar_id;    /* barrier waited at (EW_BARRIER) */
+    uint32_t bar_pc;    /* pc of the barrier instruction waited at */
+    uint32_t bar_red;   /* 0: bar; 1 + XRed: barred */
+    uint32_t bar_mask;  /* lanes that arrived (barred) */
+    uint32_t bar_count; /* of them, lanes whose predicate is true (barred) */
+    uint32_t bar_dst;   /* result row (barred) */
     uint64_t clock;     /* instructions this warp executed (functional clock) */
 };
+
+/* The device's printf FIFO (emu.printf_fifo_bytes): formatted text waiting for
+ * emu_printf_flush. Records that do not fit whole are dropped and counted. */
+typedef struct EmuPrintf {
+    char *buf;
+    uint64_t len, cap, limit; /* bytes held, allocated, allowed */
+} EmuPrintf;
 
 /* Everything a handler may touch during a launch. */
 struct EmuExec {
@@ -93,15 +107,31 @@ struct EmuExec {
     /* last global allocation hit (valid for the whole launch: nothing is freed during one) */
     uint64_t gbase, gsize;
     uint8_t *ghost;
+    /* device printf: the FIFO, and this launch's appended / dropped bytes */
+    EmuPrintf *pf;
+    uint64_t pf_bytes, pf_dropped;
     /* fault being reported */
     EmuStatus fstatus;
     uint32_t flane;
     uint64_t faddr;
-    char fmsg[200];
+    char fmsg[256];
 };
 
 int emu_exec_fault(EmuExec *x, EmuStatus s, unsigned lane, uint64_t addr, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+
+/* Memory access of the handlers (exec_mem.c), for opcodes outside exec_mem.c: host
+ * pointer for one lane's access of `size` bytes at generic address a, after the checks
+ * of ld/st (alignment, bounds, permission); NULL after reporting the fault. */
+uint8_t *emu_exec_mem(EmuExec *x, const EmuWarp *w, uint64_t a, unsigned size, int store,
+                      unsigned lane);
+/* Host pointer for generic address a and the bytes readable from there to the end of its
+ * allocation or window (*avail); NULL, without a fault, when a is not readable. */
+const uint8_t *emu_exec_span(EmuExec *x, const EmuWarp *w, uint64_t a, unsigned lane,
+                             uint64_t *avail);
+
+/* Appends n bytes of output to the printf FIFO (exec_printf.c): whole or not at all. */
+void emu_printf_append(EmuExec *x, const char *s, size_t n);
 
 /* SIMT stack (exec_ctrl.c). The top entry is the running one; its pc is the warp's pc. */
 int emu_simt_push(EmuWarp *w, uint32_t pc, uint32_t rpc, uint32_t mask);

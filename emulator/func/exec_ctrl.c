@@ -1,6 +1,7 @@
 /*
  * exec_ctrl.c - control flow: the per-warp IPDOM reconvergence (SIMT) stack, and the
- * decoding of bra, brc, exit, bar and trap (which the warp loop in launch.c executes).
+ * decoding of bra, brc, exit, bar, barred and trap (which the warp loop in launch.c
+ * executes).
  *
  * Stack model. Each entry is (pc, rpc, mask): lanes `mask` run from pc until pc reaches
  * rpc, then the entry is popped and the entry below resumes. The bottom entry has rpc =
@@ -105,4 +106,11 @@ int emu_pick_bar(const XInsn *xi, EmuInsn *o)
     if (xi->imm < 0 || xi->imm >= EMU_BARRIERS)
         return -1;
     return pick_kind(o, EK_BAR);
+}
+
+int emu_pick_barred(const XInsn *xi, EmuInsn *o)
+{
+    if (xi->imm < 0 || xi->imm >= EMU_BARRIERS || xi->sub >= XRED_COUNT)
+        return -1;
+    return pick_kind(o, EK_BARRED);
 }

@@ -1,21 +1,30 @@
 /*
- * exec_mem.c - semantics of ld, st, membar and nop, and the per-access memory check.
+ * exec_mem.c - semantics of ld, st, atom, atomcas, membar and nop, and the per-access
+ * memory check.
  *
  * An address is the 64-bit register pair s0 (RZ reads 0) plus imm. Generic addresses are
  * classified by window (shared, local, param, otherwise global); const addresses are
  * global device addresses that may not be stored to. Every access is checked before it
  * happens: alignment (the address must be a multiple of the access size), then bounds
  * (a live allocation, the CTA's shared bytes, the thread's local bytes, the parameter
- * buffer), then permission (no stores to param or const). The first failing lane, in
- * lane order, stops the instruction with a fault; lanes before it have completed.
+ * buffer), then permission (no stores to param or const, no atomics on local memory).
+ * The first failing lane, in lane order, stops the instruction with a fault; lanes
+ * before it have completed.
+ *
+ * Atomics are read-modify-writes done lane by lane in lane order, so contention is
+ * deterministic; each lane's d receives the value it found. The operation is XInsn.sub
+ * (XAtom) on the data type: float add/min/max on f32/f64, signed min/max on s32/s64,
+ * inc/dec with CUDA's wrap rules.
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include "func/exec.h"
 
 #define AI static inline __attribute__((always_inline))
 
-static const char *const access_names[2] = {"load", "store"};
+/* Indexed by the `store` argument of mem_at: 0 load, 1 store, 2 atomic. */
+static const char *const access_names[3] = {"load", "store", "atomic"};
 
 static int fault_window(EmuExec *x, unsigned lane, uint64_t orig, uint64_t a, unsigned size,
                         int store, const char *space, uint64_t limit)
@@ -69,14 +78,20 @@ AI uint8_t *mem_at(EmuExec *x, const EmuWarp *w, unsigned space, uint64_t a, uns
             return fault_window(x, lane, orig, a, size, store, "shared", x->shared_size), NULL;
         return x->shared + a;
     case XS_LOCAL:
+        if (store == 2) {
+            emu_exec_fault(x, EMU_ERR_ILLEGAL_ADDRESS, lane, orig,
+                           "atomic of %u bytes on local memory at offset 0x%llx", size,
+                           (unsigned long long)a);
+            return NULL;
+        }
         if (a >= x->local_size || size > x->local_size - a)
             return fault_window(x, lane, orig, a, size, store, "local", x->local_size), NULL;
         return x->local + (uint64_t)(w->id * XGPU_WARP_SIZE + lane) * x->local_size + a;
     case XS_PARAM:
         if (store) {
             emu_exec_fault(x, EMU_ERR_ILLEGAL_ADDRESS, lane, orig,
-                           "store of %u bytes to read-only param space at offset 0x%llx", size,
-                           (unsigned long long)a);
+                           "%s of %u bytes to read-only param space at offset 0x%llx",
+                           access_names[store], size, (unsigned long long)a);
             return NULL;
         }
         if (a >= x->param_size || size > x->param_size - a)
@@ -149,6 +164,145 @@ static int pick_mem(const EmuExecFn *tab, const XInsn *xi, EmuInsn *o)
 
 int emu_pick_ld(const XInsn *xi, EmuInsn *o) { return pick_mem(ld_tab, xi, o); }
 int emu_pick_st(const XInsn *xi, EmuInsn *o) { return pick_mem(st_tab, xi, o); }
+
+/* --- atomics --------------------------------------------------------------------------- */
+
+static inline float bits_f(uint32_t b) { float f; memcpy(&f, &b, 4); return f; }
+static inline double bits_d(uint64_t b) { double f; memcpy(&f, &b, 8); return f; }
+static inline uint32_t f_bits(float f) { uint32_t b; memcpy(&b, &f, 4); return b; }
+static inline uint64_t d_bits(double f) { uint64_t b; memcpy(&b, &f, 8); return b; }
+
+/* New value of an integer atomic on old with operand v (the data type T, unsigned U). */
+#define ATOM_INT(T, U)                                                                      \
+    switch (op) {                                                                           \
+    case XATOM_ADD: return (U)((U)old + (U)v);                                              \
+    case XATOM_SUB: return (U)((U)old - (U)v);                                              \
+    case XATOM_MIN: return (T)old < (T)v ? old : v;                                         \
+    case XATOM_MAX: return (T)old > (T)v ? old : v;                                         \
+    case XATOM_INC: return old >= v ? 0 : old + 1;                                          \
+    case XATOM_DEC: return old == 0 || old > v ? v : old - 1;                               \
+    case XATOM_AND: return old & v;                                                         \
+    case XATOM_OR: return old | v;                                                          \
+    case XATOM_XOR: return old ^ v;                                                         \
+    default: return v; /* exch */                                                           \
+    }
+static uint32_t atom_u32(unsigned op, uint32_t old, uint32_t v) { ATOM_INT(uint32_t, uint32_t) }
+static uint32_t atom_s32(unsigned op, uint32_t old, uint32_t v) { ATOM_INT(int32_t, uint32_t) }
+static uint64_t atom_u64(unsigned op, uint64_t old, uint64_t v) { ATOM_INT(uint64_t, uint64_t) }
+static uint64_t atom_s64(unsigned op, uint64_t old, uint64_t v) { ATOM_INT(int64_t, uint64_t) }
+
+static uint32_t atom_f32(unsigned op, uint32_t old, uint32_t v)
+{
+    float a = bits_f(old), b = bits_f(v);
+    switch (op) {
+    case XATOM_ADD: return f_bits(a + b);
+    case XATOM_MIN: return f_bits(fminf(a, b));
+    case XATOM_MAX: return f_bits(fmaxf(a, b));
+    default: return v; /* exch (the validator allows nothing else) */
+    }
+}
+
+static uint64_t atom_f64(unsigned op, uint64_t old, uint64_t v)
+{
+    double a = bits_d(old), b = bits_d(v);
+    switch (op) {
+    case XATOM_ADD: return d_bits(a + b);
+    case XATOM_MIN: return d_bits(fmin(a, b));
+    case XATOM_MAX: return d_bits(fmax(a, b));
+    default: return v;
+    }
+}
+
+#define ATOMOP(sfx, N, CT)                                                                  \
+    static int atom_run_##sfx(EXEC_ARGS) {                                                 \
+        LANES {                                                                             \
+            uint8_t *p = mem_at(x, w, in->mod, r64(w, in->s0, l) + (uint64_t)in->imm, N, 2, l); \
+            if (!p) return EXEC_FAULT;                                                      \
+            CT old, v = (CT)(N == 8 ? r64(w, in->s1, l) : R32(in->s1));                    \
+            memcpy(&old, p, N);                                                             \
+            CT nv = atom_##sfx(in->sub, old, v);                                            \
+            memcpy(p, &nv, N);                                                              \
+            if (N == 8) w64(w, in->d, l, old); else R32(in->d) = (uint32_t)old;             \
+        }                                                                                   \
+        return EXEC_NEXT; }
+ATOMOP(u32, 4, uint32_t)
+ATOMOP(s32, 4, uint32_t)
+ATOMOP(f32, 4, uint32_t)
+ATOMOP(u64, 8, uint64_t)
+ATOMOP(s64, 8, uint64_t)
+ATOMOP(f64, 8, uint64_t)
+
+/* Compare and swap compares bit patterns, whatever the type. */
+#define CASOP(sfx, N, CT)                                                                   \
+    static int cas_run_##sfx(EXEC_ARGS) {                                                  \
+        LANES {                                                                             \
+            uint8_t *p = mem_at(x, w, in->mod, r64(w, in->s0, l) + (uint64_t)in->imm, N, 2, l); \
+            if (!p) return EXEC_FAULT;                                                      \
+            CT old, cmp = (CT)(N == 8 ? r64(w, in->s1, l) : R32(in->s1));                  \
+            CT nv = (CT)(N == 8 ? r64(w, in->s2, l) : R32(in->s2));                        \
+            memcpy(&old, p, N);                                                             \
+            if (old == cmp) memcpy(p, &nv, N);                                              \
+            if (N == 8) w64(w, in->d, l, old); else R32(in->d) = (uint32_t)old;             \
+        }                                                                                   \
+        return EXEC_NEXT; }
+CASOP(b32, 4, uint32_t)
+CASOP(b64, 8, uint64_t)
+
+static const EmuExecFn atom_tab[XT_COUNT] = {
+    [XT_U32] = atom_run_u32, [XT_S32] = atom_run_s32, [XT_F32] = atom_run_f32,
+    [XT_U64] = atom_run_u64, [XT_S64] = atom_run_s64, [XT_F64] = atom_run_f64};
+static const EmuExecFn cas_tab[XT_COUNT] = {
+    [XT_U32] = cas_run_b32, [XT_S32] = cas_run_b32, [XT_F32] = cas_run_b32,
+    [XT_U64] = cas_run_b64, [XT_S64] = cas_run_b64, [XT_F64] = cas_run_b64};
+
+/* Atomics reach global and shared memory only (directly or through generic addresses). */
+static int pick_atomic(const EmuExecFn *tab, const XInsn *xi, EmuInsn *o)
+{
+    if (xi->mod != XS_GENERIC && xi->mod != XS_GLOBAL && xi->mod != XS_SHARED)
+        return -1;
+    return pick_mem(tab, xi, o);
+}
+
+int emu_pick_atom(const XInsn *xi, EmuInsn *o)
+{
+    if (xi->sub >= XATOM_COUNT)
+        return -1;
+    return pick_atomic(atom_tab, xi, o);
+}
+
+int emu_pick_atomcas(const XInsn *xi, EmuInsn *o) { return pick_atomic(cas_tab, xi, o); }
+
+/* --- access for other handlers (exec.h) --------------------------------------------------- */
+
+uint8_t *emu_exec_mem(EmuExec *x, const EmuWarp *w, uint64_t a, unsigned size, int store,
+                      unsigned lane)
+{
+    return mem_at(x, w, XS_GENERIC, a, size, store, lane);
+}
+
+const uint8_t *emu_exec_span(EmuExec *x, const EmuWarp *w, uint64_t a, unsigned lane,
+                             uint64_t *avail)
+{
+    uint64_t off, size;
+    const uint8_t *base;
+    if (a - XGPU_SHARED_BASE < XGPU_WINDOW_SIZE)
+        off = a - XGPU_SHARED_BASE, size = x->shared_size, base = x->shared;
+    else if (a - XGPU_LOCAL_BASE < XGPU_WINDOW_SIZE)
+        off = a - XGPU_LOCAL_BASE, size = x->local_size,
+        base = x->local + (uint64_t)(w->id * XGPU_WARP_SIZE + lane) * x->local_size;
+    else if (a - XGPU_PARAM_BASE < XGPU_WINDOW_SIZE)
+        off = a - XGPU_PARAM_BASE, size = x->param_size, base = x->param;
+    else {
+        const EmuAlloc *al = emu_mem_find(x->mem, a, 1);
+        if (!al)
+            return NULL;
+        off = a - al->base, size = al->size, base = al->host;
+    }
+    if (off >= size)
+        return NULL;
+    *avail = size - off;
+    return base + off;
+}
 
 /* Functional mode executes in order: a fence has nothing to wait for. */
 static int nop_run(EXEC_ARGS)

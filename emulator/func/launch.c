@@ -5,16 +5,22 @@
  * Functional mode runs one CTA at a time, CTAs in x-fastest order. Within a CTA the
  * warps are visited round-robin; each runs until it reaches a barrier or finishes. When
  * no warp can run, the barrier is released if every unfinished warp waits at the same
- * barrier id (warps that exited do not count); if they wait at different ids nothing can
- * ever progress and the launch ends with EMU_ERR_DEADLOCK. Shared memory, local memory
- * and registers start zeroed in every CTA, so results never depend on the previous CTA.
+ * barrier id with the same kind of barrier (bar, or barred with the same reduction;
+ * warps that exited do not count); otherwise nothing can ever progress and the launch
+ * ends with EMU_ERR_DEADLOCK, whose message lists the warps (ids, pc, what they wait
+ * for). Releasing a barred barrier writes the reduction of the predicates of every
+ * thread that arrived into each of them. Shared memory, local memory and registers
+ * start zeroed in every CTA, so results never depend on the previous CTA.
  *
  * The warp loop keeps the running SIMT entry's pc, mask and rpc in locals and runs
  * straight-line code with one indirect call per instruction; control instructions and
  * reaching the entry's reconvergence pc go through exec_ctrl.c. The per-launch budget of
  * warp instructions (emu.max_warp_insns) ends runaway kernels with
- * EMU_ERR_LAUNCH_TIMEOUT. Counters are plain increments: warp instructions, and active
- * lanes summed over instructions (thread instructions).
+ * EMU_ERR_LAUNCH_TIMEOUT (the message lists the warps as for a deadlock, so a warp
+ * spinning while others wait at a barrier shows). Counters are plain increments: warp
+ * instructions, and active lanes summed over instructions (thread instructions). The
+ * launch's emulated time is ceil(warp instructions / (gpu.sm_count * gpu.issue_width))
+ * cycles of gpu.clock_khz, added to the device's clock.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -38,6 +44,20 @@ int emu_exec_fault(EmuExec *x, EmuStatus s, unsigned lane, uint64_t addr, const 
 static unsigned low_lane(uint32_t mask)
 {
     return mask ? (unsigned)__builtin_ctz(mask) : 0;
+}
+
+/* Records warp w's arrival at the barrier instruction `in` at pc with lanes mask. */
+static void bar_arrive(EmuWarp *w, const EmuInsn *in, uint32_t pc, uint32_t mask)
+{
+    w->bar_id = (uint32_t)in->imm;
+    w->bar_pc = pc;
+    w->bar_red = in->kind == EK_BARRED ? 1u + in->sub : 0;
+    w->bar_mask = mask;
+    w->bar_dst = in->d;
+    w->bar_count = 0;
+    if (w->bar_red)
+        for (uint32_t m = mask; m; m &= m - 1)
+            w->bar_count += w->r[in->s0][__builtin_ctz(m)] != 0;
 }
 
 /* Runs warp w until it waits at a barrier, finishes, or faults (returns the status). */
@@ -92,10 +112,11 @@ static EmuStatus warp_run(EmuExec *x, EmuWarp *w)
                 emu_simt_exit(w, mask);
                 break;
             case EK_BAR:
+            case EK_BARRED:
+                bar_arrive(w, in, pc, mask);
                 top->pc = pc + 1;
                 emu_simt_settle(w);
                 w->state = EW_BARRIER;
-                w->bar_id = (uint32_t)in->imm;
                 if (!w->depth)
                     w->state = EW_DONE;
                 return EMU_OK;
@@ -140,23 +161,111 @@ static void cta_reset(EmuExec *x, EmuCtaBufs *b)
     }
 }
 
-/* Whether the waiting warps disagree on the barrier id: sets *a and *b to two warps
- * that wait at different barriers. */
-static int barrier_conflict(const EmuExec *x, const EmuCtaBufs *b, EmuWarp **a, EmuWarp **c)
+/* Whether the waiting warps disagree on the barrier (id, or bar vs barred and its
+ * reduction): nothing can progress then. */
+static int barrier_conflict(const EmuExec *x, const EmuCtaBufs *b)
 {
-    *a = NULL;
+    const EmuWarp *a = NULL;
+    for (uint32_t i = 0; i < x->nwarps; i++) {
+        const EmuWarp *w = &b->warps[i];
+        if (w->state != EW_BARRIER)
+            continue;
+        if (!a)
+            a = w;
+        else if (w->bar_id != a->bar_id || w->bar_red != a->bar_red)
+            return 1;
+    }
+    return 0;
+}
+
+/* Releases the waiting warps; for barred, first writes the reduction to every thread
+ * that arrived. */
+static void barrier_release(const EmuExec *x, EmuCtaBufs *b)
+{
+    uint32_t total = 0, count = 0, red = 0;
+    for (uint32_t i = 0; i < x->nwarps; i++) {
+        const EmuWarp *w = &b->warps[i];
+        if (w->state == EW_BARRIER && w->bar_red) {
+            red = w->bar_red;
+            total += (uint32_t)__builtin_popcount(w->bar_mask);
+            count += w->bar_count;
+        }
+    }
+    uint32_t result = red == 1 + XRED_POPC ? count
+                      : red == 1 + XRED_AND ? count == total : count != 0;
     for (uint32_t i = 0; i < x->nwarps; i++) {
         EmuWarp *w = &b->warps[i];
         if (w->state != EW_BARRIER)
             continue;
-        if (!*a)
-            *a = w;
-        else if (w->bar_id != (*a)->bar_id) {
-            *c = w;
-            return 1;
-        }
+        for (uint32_t m = w->bar_red ? w->bar_mask : 0; m; m &= m - 1)
+            w->r[w->bar_dst][__builtin_ctz(m)] = result;
+        w->state = EW_RUN;
     }
-    return 0;
+}
+
+/* What warp w is doing, for deadlock and budget messages. */
+static void warp_doing(const EmuWarp *w, const EmuWarp *running, char *buf, size_t n)
+{
+    if (w->state == EW_BARRIER && w->bar_red)
+        snprintf(buf, n, "wait at barred.%s %u", xisa_red_names[(w->bar_red - 1) % XRED_COUNT],
+                 w->bar_id);
+    else if (w->state == EW_BARRIER)
+        snprintf(buf, n, "wait at bar %u", w->bar_id);
+    else
+        snprintf(buf, n, "%s", w == running ? "ran out of budget" : "ready");
+}
+
+static uint32_t warp_pc(const EmuWarp *w)
+{
+    return w->state == EW_BARRIER ? w->bar_pc : w->depth ? w->stack[w->depth - 1].pc : 0;
+}
+
+/* Appends to out the unfinished warps grouped by (pc, activity): "warps 0-2,5 at pc 7
+ * wait at bar 0; warp 3 at pc 9 wait at bar 1". */
+static void describe_warps(const EmuExec *x, const EmuCtaBufs *b, const EmuWarp *running,
+                           char *out, size_t n)
+{
+    size_t len = strlen(out);
+    for (uint32_t i = 0; i < x->nwarps && len + 1 < n; i++) {
+        const EmuWarp *w = &b->warps[i];
+        char what[64], other[64];
+        int seen = 0;
+        if (w->state == EW_DONE)
+            continue;
+        warp_doing(w, running, what, sizeof what);
+        for (uint32_t j = 0; j < i && !seen; j++) {
+            warp_doing(&b->warps[j], running, other, sizeof other);
+            seen = b->warps[j].state != EW_DONE && warp_pc(&b->warps[j]) == warp_pc(w) &&
+                   strcmp(what, other) == 0;
+        }
+        if (seen)
+            continue;
+        char ids[160] = "";
+        uint32_t nids = 0, run_start = UINT32_MAX;
+        for (uint32_t j = i; j <= x->nwarps; j++) {
+            int same = 0;
+            if (j < x->nwarps && b->warps[j].state != EW_DONE &&
+                warp_pc(&b->warps[j]) == warp_pc(w)) {
+                warp_doing(&b->warps[j], running, other, sizeof other);
+                same = strcmp(what, other) == 0;
+            }
+            if (same && run_start == UINT32_MAX)
+                run_start = j, nids++;
+            else if (same)
+                nids++;
+            else if (run_start != UINT32_MAX) {
+                size_t k = strlen(ids);
+                if (j - 1 > run_start)
+                    snprintf(ids + k, sizeof ids - k, "%s%u-%u", k ? "," : "", run_start, j - 1);
+                else
+                    snprintf(ids + k, sizeof ids - k, "%s%u", k ? "," : "", run_start);
+                run_start = UINT32_MAX;
+            }
+        }
+        snprintf(out + len, n - len, "; warp%s %s at pc %u %s", nids > 1 ? "s" : "", ids,
+                 warp_pc(w), what);
+        len = strlen(out);
+    }
 }
 
 /* Runs one CTA; on a fault *fw is the faulting warp. */
@@ -172,6 +281,8 @@ static EmuStatus cta_run(EmuExec *x, EmuCtaBufs *b, EmuWarp **fw)
                 EmuStatus s = warp_run(x, w);
                 if (s) {
                     *fw = w;
+                    if (s == EMU_ERR_LAUNCH_TIMEOUT)
+                        describe_warps(x, b, w, x->fmsg, sizeof x->fmsg);
                     return s;
                 }
             }
@@ -181,17 +292,18 @@ static EmuStatus cta_run(EmuExec *x, EmuCtaBufs *b, EmuWarp **fw)
             continue;
         if (!waiting)
             return EMU_OK;
-        EmuWarp *wa, *wb;
-        if (barrier_conflict(x, b, &wa, &wb)) {
-            *fw = wb;
-            emu_exec_fault(x, EMU_ERR_DEADLOCK, low_lane(wb->stack[wb->depth - 1].mask), 0,
-                           "barrier deadlock: warp %u waits at barrier %u, warp %u at barrier %u",
-                           wa->id, wa->bar_id, wb->id, wb->bar_id);
+        if (barrier_conflict(x, b)) {
+            EmuWarp *last = NULL;
+            for (uint32_t i = 0; i < x->nwarps; i++)
+                if (b->warps[i].state == EW_BARRIER)
+                    last = &b->warps[i];
+            *fw = last;
+            emu_exec_fault(x, EMU_ERR_DEADLOCK, low_lane(last->bar_mask), 0,
+                           "barrier deadlock: warps wait at different barriers");
+            describe_warps(x, b, NULL, x->fmsg, sizeof x->fmsg);
             return x->fstatus;
         }
-        for (uint32_t i = 0; i < x->nwarps; i++)
-            if (b->warps[i].state == EW_BARRIER)
-                b->warps[i].state = EW_RUN;
+        barrier_release(x, b);
     }
 }
 
@@ -270,7 +382,7 @@ static void fill_fault(EmuFault *f, const EmuExec *x, const EmuModule *m, const 
     f->block = x->ctaid;
     f->thread = (EmuDim3){t % x->block.x, t / x->block.x % x->block.y,
                           t / x->block.x / x->block.y};
-    f->pc = w->depth ? w->stack[w->depth - 1].pc : 0;
+    f->pc = w->state == EW_BARRIER ? w->bar_pc : w->depth ? w->stack[w->depth - 1].pc : 0;
     f->address = x->faddr;
     const XLine *ln = xgpubin_line(m->bin, k->code_start + f->pc);
     if (ln && ln->file < m->bin->nfiles) {
@@ -285,6 +397,17 @@ static double now_seconds(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Functional-mode duration of a launch of winsns warp instructions (see emu.h). */
+static uint64_t emulated_ns(const EmuDevice *d, uint64_t winsns)
+{
+    uint64_t per_cycle = (uint64_t)d->cfg.gpu_sm_count * d->cfg.gpu_issue_width;
+    uint64_t khz = d->cfg.gpu_clock_khz;
+    if (!per_cycle || !khz)
+        return 0;
+    uint64_t cycles = winsns / per_cycle + (winsns % per_cycle != 0);
+    return (uint64_t)(((unsigned __int128)cycles * 1000000u + khz - 1) / khz);
 }
 
 /* Runs every CTA of the grid. */
@@ -332,6 +455,7 @@ EmuStatus emu_launch(EmuDevice *d, EmuModule *m, int kernel, EmuDim3 grid, EmuDi
                  .code_count = m->kcode[kernel].count, .param_size = k->param_bytes,
                  .shared_size = k->shared_bytes + shared_dynamic, .local_size = k->local_bytes,
                  .grid = grid, .block = block, .sm_count = d->props.sm_count,
+                 .pf = &d->printf_fifo,
                  .budget = d->cfg.emu_max_warp_insns ? d->cfg.emu_max_warp_insns : UINT64_MAX};
     EmuCtaBufs b = {.nthreads = block.x * block.y * block.z};
     x.nwarps = (b.nthreads + XGPU_WARP_SIZE - 1) / XGPU_WARP_SIZE;
@@ -345,6 +469,10 @@ EmuStatus emu_launch(EmuDevice *d, EmuModule *m, int kernel, EmuDim3 grid, EmuDi
         fill_fault(fault, &x, m, k, fw);
     }
     bufs_free(&b, &x);
+    st.emulated_ns = emulated_ns(d, x.winsns);
+    d->time_ns += st.emulated_ns;
+    st.printf_bytes = x.pf_bytes;
+    st.printf_dropped = x.pf_dropped;
     st.warp_instructions = x.winsns;
     st.thread_instructions = x.tinsns;
     st.host_seconds = now_seconds() - t0;

@@ -79,6 +79,9 @@ static json_object *launch_json(const EmuLaunchStats *s)
     json_object_object_add(o, "thread_instructions",
                            json_object_new_uint64(s->thread_instructions));
     json_object_object_add(o, "host_seconds", json_object_new_double(s->host_seconds));
+    json_object_object_add(o, "emulated_ns", json_object_new_uint64(s->emulated_ns));
+    json_object_object_add(o, "printf_bytes", json_object_new_uint64(s->printf_bytes));
+    json_object_object_add(o, "printf_dropped", json_object_new_uint64(s->printf_dropped));
     json_object_object_add(o, "status", json_object_new_string(emu_status_name(s->status)));
     return o;
 }
@@ -89,7 +92,7 @@ int emu_write_stats_json(const EmuDevice *d, FILE *f)
         return -1;
     json_object *root = json_object_new_object();
     json_object *launches = json_object_new_array();
-    uint64_t winsns = 0, tinsns = 0;
+    uint64_t winsns = 0, tinsns = 0, ns = 0, pbytes = 0, pdropped = 0;
     double secs = 0;
     for (size_t i = 0; i < d->nlaunches; i++) {
         const EmuLaunchStats *s = &d->launches[i];
@@ -97,12 +100,18 @@ int emu_write_stats_json(const EmuDevice *d, FILE *f)
         winsns += s->warp_instructions;
         tinsns += s->thread_instructions;
         secs += s->host_seconds;
+        ns += s->emulated_ns;
+        pbytes += s->printf_bytes;
+        pdropped += s->printf_dropped;
     }
     json_object *totals = json_object_new_object();
     json_object_object_add(totals, "launches", json_object_new_uint64(d->nlaunches));
     json_object_object_add(totals, "warp_instructions", json_object_new_uint64(winsns));
     json_object_object_add(totals, "thread_instructions", json_object_new_uint64(tinsns));
     json_object_object_add(totals, "host_seconds", json_object_new_double(secs));
+    json_object_object_add(totals, "emulated_ns", json_object_new_uint64(ns));
+    json_object_object_add(totals, "printf_bytes", json_object_new_uint64(pbytes));
+    json_object_object_add(totals, "printf_dropped", json_object_new_uint64(pdropped));
     json_object_object_add(root, "device", json_object_new_string(d->props.name));
     json_object_object_add(root, "config", config_json(&d->cfg));
     json_object_object_add(root, "launches", launches);

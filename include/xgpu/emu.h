@@ -82,6 +82,9 @@ typedef struct EmuLaunchStats {
     uint64_t thread_instructions; /* sum over issued instructions of active lanes */
     double host_seconds;          /* wall time spent emulating this launch */
     EmuStatus status;
+    uint64_t emulated_ns;         /* emulated duration (see emu_device_time_ns) */
+    uint64_t printf_bytes;        /* device printf output appended to the FIFO */
+    uint64_t printf_dropped;      /* device printf output dropped: the FIFO was full */
 } EmuLaunchStats;
 
 /* Creation. The device reads its configuration from the environment (XGPU_CONFIG,
@@ -125,7 +128,10 @@ EmuStatus emu_launch(EmuDevice *d, EmuModule *m, int kernel, EmuDim3 grid, EmuDi
 /* Device printf. Kernels append formatted output to a FIFO of `emu.printf_fifo_bytes`
  * (CUDA's cudaLimitPrintfFifoSize; output past it is dropped and counted); the host
  * side decides when to flush it (CUDA flushes at synchronization points).
- * emu_printf_flush writes what is buffered to out and empties the FIFO. */
+ * emu_printf_flush writes what is buffered to out and empties the FIFO; it returns the
+ * number of bytes taken out (out == NULL discards them), or -1 when d is NULL or the
+ * write failed (the FIFO is emptied either way). emu_set_printf_fifo changes the limit
+ * (bytes >= 1); it fails with EMU_ERR_INVALID_VALUE when more is buffered than fits. */
 int emu_printf_flush(EmuDevice *d, FILE *out);
 EmuStatus emu_set_printf_fifo(EmuDevice *d, uint64_t bytes);
 

@@ -35,6 +35,8 @@
  *     barred.popc r1, r2    math1.sin.f32 r1, r2    math2.pow.f64 r2, r4, r6
  *     vprintf r1, r2, r4    actmask r1    prmt r1, r2, r3, r4
  * The sub-operation (XInsn.sub) is printed right after the space (atom) or the opcode.
+ * barred's barrier number (imm) follows as a third operand when it is not 0
+ * (`barred.popc r1, r2, 3`); lane masks and byte selectors print in hex.
  * Suffix order: op[.cmp|.space|.sreg-less mods][.to][.not][.uni][.T][.T2]. Integer
  * immediates are decimal or 0x hex; f32/f64 immediates are raw bits in PTX style
  * (0f + 8 hex digits, 0d + 16). Labels are `name:` lines; the disassembler names them

@@ -731,8 +731,9 @@ static int sel_insn(Isel *s, LLVMValueRef in)
     case LLVMBr: return sel_br(s, in);
     case LLVMRet: case LLVMUnreachable: return sel_exit(s);
     case LLVMSwitch: return isel_fail(s, "unsupported instruction 'switch' (not lowered)");
-    case LLVMAtomicRMW: case LLVMAtomicCmpXchg:
-        return isel_fail(s, "atomic operations are not supported yet");
+    case LLVMAtomicRMW: return isel_atomicrmw(s, in);
+    case LLVMAtomicCmpXchg: return isel_cmpxchg(s, in);
+    case LLVMExtractValue: return isel_extractvalue(s, in);
     default: {
         char *txt = LLVMPrintValueToString(in);
         char *p = txt;

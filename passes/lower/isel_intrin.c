@@ -1,7 +1,8 @@
 /*
  * isel_intrin.c - instruction selection for calls. After prepare, the only calls left
- * are to intrinsics; each accepted one maps to xgpu instructions through the table
- * below (matched on the name without its type suffix, e.g. "llvm.umin" for
+ * are to intrinsics and to the few declarations the lowering knows (vprintf and the math
+ * library's __xgpu_* functions, isel_warp.c); each accepted intrinsic maps to xgpu
+ * instructions through the table below (matched on the name without its type suffix, e.g. "llvm.umin" for
  * "llvm.umin.i32"). Anything else is a located error.
  *
  * Narrow integers follow isel.c's model (zero-extended in 32-bit registers): signed
@@ -284,15 +285,8 @@ static int fcopysign(Isel *s, LLVMValueRef call, int a)
     return 0;
 }
 
-static int unsupported(Isel *s, LLVMValueRef call, int a)
-{
-    (void)a;
-    size_t len;
-    return isel_fail(s, "unsupported intrinsic '%s' (not implemented yet)",
-                     LLVMGetValueName2(LLVMGetCalledValue(call), &len));
-}
-
 #define SREG(n, r) {"llvm.nvvm.read.ptx.sreg." n, sreg, r}
+#define MATH(n, m) {"llvm." n, isel_math_intrin, XMATH_##m}
 static const IntrinRule rules[] = {
     /* name                              handler   arg */
     SREG("tid.x", XSR_TID_X), SREG("tid.y", XSR_TID_Y), SREG("tid.z", XSR_TID_Z),
@@ -335,9 +329,44 @@ static const IntrinRule rules[] = {
     {"llvm.fma", fop, XOP_ffma},
     {"llvm.fmuladd", fop, XOP_ffma},
     {"llvm.copysign", fcopysign, 0},
-    {"llvm.floor", unsupported, 0},
-    {"llvm.ceil", unsupported, 0},
-    {"llvm.trunc", unsupported, 0},
+    MATH("sin", SIN), MATH("cos", COS), MATH("tan", TAN), MATH("asin", ASIN),
+    MATH("acos", ACOS), MATH("atan", ATAN), MATH("sinh", SINH), MATH("cosh", COSH),
+    MATH("tanh", TANH), MATH("exp", EXP), MATH("exp2", EXP2), MATH("exp10", EXP10),
+    MATH("log", LOG), MATH("log2", LOG2), MATH("log10", LOG10), MATH("pow", POW),
+    MATH("atan2", ATAN2), MATH("floor", FLOOR), MATH("ceil", CEIL), MATH("trunc", TRUNC),
+    MATH("round", ROUND), MATH("rint", RINT), MATH("nearbyint", RINT),
+    MATH("roundeven", RINT),
+    {"llvm.powi", isel_powi, 0},
+    {"llvm.ldexp", isel_ldexp, 0},
+    {"llvm.lround", isel_lround, XMATH_ROUND},
+    {"llvm.llround", isel_lround, XMATH_ROUND},
+    {"llvm.lrint", isel_lround, XMATH_RINT},
+    {"llvm.llrint", isel_lround, XMATH_RINT},
+    {"llvm.canonicalize", copy_arg, 0},
+    {"llvm.is.fpclass", isel_fpclass, 0},
+    {"llvm.nvvm.shfl.sync.idx", isel_shfl, XSHFL_IDX},
+    {"llvm.nvvm.shfl.sync.up", isel_shfl, XSHFL_UP},
+    {"llvm.nvvm.shfl.sync.down", isel_shfl, XSHFL_DOWN},
+    {"llvm.nvvm.shfl.sync.bfly", isel_shfl, XSHFL_BFLY},
+    {"llvm.nvvm.vote.ballot.sync", isel_vote, XVOTE_BALLOT},
+    {"llvm.nvvm.vote.any.sync", isel_vote, XVOTE_ANY},
+    {"llvm.nvvm.vote.all.sync", isel_vote, XVOTE_ALL},
+    {"llvm.nvvm.vote.uni.sync", isel_vote, XVOTE_UNI},
+    {"llvm.nvvm.activemask", isel_actmask, 0},
+    {"llvm.nvvm.barrier0.popc", isel_barred, XRED_POPC},
+    {"llvm.nvvm.barrier0.and", isel_barred, XRED_AND},
+    {"llvm.nvvm.barrier0.or", isel_barred, XRED_OR},
+    {"llvm.nvvm.barrier.sync.cnt", barrier, 1},
+    {"llvm.nvvm.bar.warp.sync", membar, XSCOPE_CTA},
+    {"llvm.nvvm.prmt", isel_prmt, 0},
+    {"llvm.nvvm.ldg.global.i", isel_ldg, 0},
+    {"llvm.nvvm.ldg.global.f", isel_ldg, 0},
+    {"llvm.nvvm.ldg.global.p", isel_ldg, 0},
+    {"llvm.nvvm.ldu.global.i", isel_ldg, 0},
+    {"llvm.nvvm.ldu.global.f", isel_ldg, 0},
+    {"llvm.nvvm.ldu.global.p", isel_ldg, 0},
+    {"llvm.nvvm.atomic.load.inc.32", isel_atomic_intrin, XATOM_INC},
+    {"llvm.nvvm.atomic.load.dec.32", isel_atomic_intrin, XATOM_DEC},
     {"llvm.expect", copy_arg, 0},
     {"llvm.assume", drop, 0},
     {"llvm.lifetime.start", drop, 0},
@@ -385,5 +414,8 @@ int isel_call(Isel *s, LLVMValueRef call)
         return best->fn(s, call, best->arg);
     if (!strncmp(name, "llvm.", 5))
         return isel_fail(s, "unsupported intrinsic '%s'", name);
+    int rc = isel_known_call(s, call, name);
+    if (rc <= 0)
+        return rc;
     return isel_fail(s, "call to '%s' is not supported", name);
 }

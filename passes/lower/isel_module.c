@@ -55,6 +55,7 @@ static int isel_kernel(MModule *mm, LLVMValueRef fn, LLVMTargetDataRef td,
     isel_map_free(&s.blocks);
     isel_map_free(&s.frames);
     isel_map_free(&s.byval);
+    isel_map_free(&s.field1);
     lower_shared_free(&s.shared);
     free(s.bfirst);
     free(s.blast);

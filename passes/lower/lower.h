@@ -105,6 +105,8 @@ typedef struct Isel {
     IselMap blocks;   /* LLVM block -> position in bfirst/blast */
     IselMap frames;   /* alloca or written byval argument -> local offset */
     IselMap byval;    /* read-only byval argument -> parameter offset */
+    IselMap field1;   /* two-field aggregate result ({old, ok} of cmpxchg, {v, p} of
+                       * shfl.p) -> vreg of field 1; field 0 lives in vals */
     uint32_t *bfirst; /* MIR block where an LLVM block starts */
     uint32_t *blast;  /* MIR block holding its terminator */
     uint32_t cur;     /* MIR block being filled */
@@ -143,5 +145,33 @@ int isel_entry_copies(Isel *s); /* copy written byval arguments into their frame
 
 /* isel_intrin.c: calls to intrinsics. */
 int isel_call(Isel *s, LLVMValueRef call);
+
+/* isel_atomic.c: atomicrmw, cmpxchg, the NVVM atomic intrinsics, and fields of the
+ * two-field aggregates those and the shuffles return. */
+int isel_atomicrmw(Isel *s, LLVMValueRef in);
+int isel_cmpxchg(Isel *s, LLVMValueRef in);
+int isel_atomic_intrin(Isel *s, LLVMValueRef call, int sub); /* sub: XAtom */
+int isel_extractvalue(Isel *s, LLVMValueRef in);
+/* Binds field idx (0 or 1) of aggregate-valued instruction agg to r. */
+void isel_bind_field(Isel *s, LLVMValueRef agg, unsigned idx, MReg r);
+
+/* isel_warp.c: warp and block collectives, byte permute, math functions, printf.
+ * Handlers in the shape of isel_intrin.c's table (arg: XShfl, XVote, XRed, ...). */
+int isel_shfl(Isel *s, LLVMValueRef call, int mode);
+int isel_vote(Isel *s, LLVMValueRef call, int mode);
+int isel_actmask(Isel *s, LLVMValueRef call, int unused);
+int isel_barred(Isel *s, LLVMValueRef call, int red);
+int isel_prmt(Isel *s, LLVMValueRef call, int unused);
+int isel_math_intrin(Isel *s, LLVMValueRef call, int math); /* llvm.sin etc.: XMath */
+int isel_powi(Isel *s, LLVMValueRef call, int unused);
+int isel_ldexp(Isel *s, LLVMValueRef call, int unused);
+int isel_lround(Isel *s, LLVMValueRef call, int math);  /* llvm.lround/lrint: XMath */
+int isel_ldg(Isel *s, LLVMValueRef call, int unused);
+int isel_fpclass(Isel *s, LLVMValueRef call, int unused);
+/* Calls to non-intrinsic declarations the lowering knows: vprintf and the math library's
+ * __xgpu_<fn>[f]. Returns 1 when `name` is not one of them (nothing emitted). */
+int isel_known_call(Isel *s, LLVMValueRef call, const char *name);
+/* Whether a declared function may stay called after prepare (vprintf, __xgpu_*). */
+int lower_known_external(const char *name);
 
 #endif

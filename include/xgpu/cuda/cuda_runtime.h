@@ -3,10 +3,11 @@
  *
  * Works in both of clang's CUDA compilations (-x cuda -nocudainc -nocudalib; host with
  * __CUDA__, device with __CUDA_ARCH__ as well) and from plain C/C++. It brings in the
- * qualifiers (host_defines.h), the vector types and dim3, the runtime API with CUDA's
- * C++ conveniences (symbol and kernel templates), the built-in variables, and a small
- * set of device functions: __syncthreads (a clang builtin), memory fences, clock
- * counters and min/max overloads. Device math functions are not provided yet.
+ * qualifiers (host_defines.h), the vector types, their make_ functions and dim3, the
+ * runtime API with CUDA's C++ conveniences (symbol and kernel templates), the built-in
+ * variables, and the device library: __syncthreads (a clang builtin), min/max overloads,
+ * device_functions.h (fences, warp shuffles and votes, bit and integer intrinsics,
+ * printf, assert), sm_atomic_functions.h (atomics) and math_functions.h (the math API).
  */
 #ifndef XGPU_CUDA_RUNTIME_H
 #define XGPU_CUDA_RUNTIME_H
@@ -16,6 +17,10 @@
 #include "driver_types.h"
 #include "cuda_runtime_api.h"
 #include "device_launch_parameters.h"
+#include "vector_functions.h"
+#include "device_functions.h"
+#include "sm_atomic_functions.h"
+#include "math_functions.h"
 
 #if defined(__CUDA__) && defined(__cplusplus)
 /* Host malloc/free, and their device-side declarations, which clang's <new> wrapper (used
@@ -88,6 +93,51 @@ static __inline__ cudaError_t cudaFuncSetCacheConfig(T *entry, enum cudaFuncCach
 }
 
 template <class T>
+static __inline__ cudaError_t cudaFuncSetAttribute(T *entry, enum cudaFuncAttribute attr,
+                                                   int value)
+{
+    return ::cudaFuncSetAttribute((const void *)entry, attr, value);
+}
+
+template <class T>
+static __inline__ cudaError_t cudaFuncSetSharedMemConfig(T *entry,
+                                                         enum cudaSharedMemConfig config)
+{
+    return ::cudaFuncSetSharedMemConfig((const void *)entry, config);
+}
+
+template <class T>
+static __inline__ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+    int *numBlocks, T *func, int blockSize, size_t dynamicSMemSize)
+{
+    return ::cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, (const void *)func,
+                                                           blockSize, dynamicSMemSize);
+}
+
+template <class T>
+static __inline__ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+    int *numBlocks, T *func, int blockSize, size_t dynamicSMemSize, unsigned int flags)
+{
+    return ::cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+        numBlocks, (const void *)func, blockSize, dynamicSMemSize, flags);
+}
+
+template <class T>
+static __inline__ cudaError_t cudaLaunchCooperativeKernel(T *func, dim3 gridDim, dim3 blockDim,
+                                                          void **args, size_t sharedMem = 0,
+                                                          cudaStream_t stream = 0)
+{
+    return ::cudaLaunchCooperativeKernel((const void *)func, gridDim, blockDim, args, sharedMem,
+                                         stream);
+}
+
+template <class T>
+static __inline__ cudaError_t cudaHostAlloc(T **ptr, size_t size, unsigned int flags)
+{
+    return ::cudaHostAlloc((void **)(void *)ptr, size, flags);
+}
+
+template <class T>
 static __inline__ cudaError_t cudaLaunchKernel(T *func, dim3 gridDim, dim3 blockDim, void **args,
                                                size_t sharedMem = 0, cudaStream_t stream = 0)
 {
@@ -115,15 +165,5 @@ XGPU_MINMAX(double, double, float)
 #undef XGPU_MINMAX
 
 #endif /* __cplusplus */
-
-#if defined(__CUDA__)
-/* __syncthreads() is a clang builtin for NVPTX (barrier 0); these are the fences and
- * counters CUDA defines around it. */
-static __inline__ __device__ void __threadfence_block(void) { __nvvm_membar_cta(); }
-static __inline__ __device__ void __threadfence(void) { __nvvm_membar_gl(); }
-static __inline__ __device__ void __threadfence_system(void) { __nvvm_membar_sys(); }
-static __inline__ __device__ long clock(void) { return (long)__nvvm_read_ptx_sreg_clock(); }
-static __inline__ __device__ long long clock64(void) { return __nvvm_read_ptx_sreg_clock64(); }
-#endif
 
 #endif

@@ -3,9 +3,9 @@
  *
  * Sizes and alignments follow CUDA: two-component types are aligned to twice their
  * element (at most 16), four-component types to four times (at most 16), one- and
- * three-component types to their element. make_<type>() builds a value on host and
- * device. dim3 holds three unsigned extents; in C++ it has CUDA's constructor with
- * defaults of 1 and converts to and from uint3. In C it is a plain struct (the runtime's
+ * three-component types to their element; make_<type>() is in vector_functions.h. dim3
+ * holds three unsigned extents; in C++ it has CUDA's constructor with defaults of 1 and
+ * converts to and from uint3. In C it is a plain struct (the runtime's
  * tests fill it by hand). The layout is the same either way: the launch ABI passes it
  * by value.
  */
@@ -19,23 +19,7 @@
     typedef struct N##1 { T x; } N##1;                                                     \
     typedef struct __align__(A2) N##2 { T x, y; } N##2;                                    \
     typedef struct N##3 { T x, y, z; } N##3;                                               \
-    typedef struct __align__(A4) N##4 { T x, y, z, w; } N##4;                              \
-    static __inline__ __host__ __device__ N##1 make_##N##1(T x)                            \
-    {                                                                                      \
-        N##1 v; v.x = x; return v;                                                         \
-    }                                                                                      \
-    static __inline__ __host__ __device__ N##2 make_##N##2(T x, T y)                       \
-    {                                                                                      \
-        N##2 v; v.x = x; v.y = y; return v;                                                \
-    }                                                                                      \
-    static __inline__ __host__ __device__ N##3 make_##N##3(T x, T y, T z)                  \
-    {                                                                                      \
-        N##3 v; v.x = x; v.y = y; v.z = z; return v;                                       \
-    }                                                                                      \
-    static __inline__ __host__ __device__ N##4 make_##N##4(T x, T y, T z, T w)             \
-    {                                                                                      \
-        N##4 v; v.x = x; v.y = y; v.z = z; v.w = w; return v;                              \
-    }
+    typedef struct __align__(A4) N##4 { T x, y, z, w; } N##4;
 
 XGPU_VEC(signed char, char, 2, 4)
 XGPU_VEC(unsigned char, uchar, 2, 4)
