@@ -14,21 +14,7 @@
 
 static void compile_and_run(const char *name, const char *opt)
 {
-    char exe[64];
-    snprintf(exe, sizeof exe, "%s%s", name, opt);
-    for (char *c = exe; *c; c++)
-        if (*c == ' ' || *c == '=')
-            *c = '_';
-    const char *bin = xt_tmp(exe);
-    char *out = NULL;
-    int rc = xt_runf(&out, "%s/xgpu-cc %s %s/test/e2e/%s.cu -o %s", XGPU_BIN_DIR, opt,
-                     XGPU_SOURCE_DIR, name, bin);
-    cr_assert_eq(rc, 0, "xgpu-cc %s %s failed (%d):\n%s", opt, name, rc, out);
-    free(out);
-    rc = xt_runf(&out, "%s", bin);
-    cr_assert_eq(rc, 0, "%s %s exited %d:\n%s", name, opt, rc, out);
-    cr_assert(strstr(out, "PASS"), "%s %s:\n%s", name, opt, out);
-    free(out);
+    xt_expect_pass(xt_compile_e2e(name, opt), "");
 }
 
 #define E2E(name)                                                   \

@@ -14,28 +14,9 @@
 
 #include "xtest.h"
 
-/* Compiles test/e2e/NAME.cu with opt into a binary; returns its path. */
-static const char *build(const char *name, const char *opt)
-{
-    char exe[64];
-    snprintf(exe, sizeof exe, "%s%s", name, opt);
-    const char *bin = xt_tmp(exe);
-    char *out = NULL;
-    int rc = xt_runf(&out, "%s/xgpu-cc %s %s/test/e2e/%s.cu -o %s", XGPU_BIN_DIR, opt,
-                     XGPU_SOURCE_DIR, name, bin);
-    cr_assert_eq(rc, 0, "xgpu-cc %s %s failed (%d):\n%s", opt, name, rc, out);
-    free(out);
-    return bin;
-}
-
 static void run_pass(const char *name, const char *opt)
 {
-    const char *bin = build(name, opt);
-    char *out = NULL;
-    int rc = xt_runf(&out, "%s", bin);
-    cr_assert_eq(rc, 0, "%s %s exited %d:\n%s", name, opt, rc, out);
-    cr_assert(strstr(out, "PASS"), "%s %s:\n%s", name, opt, out);
-    free(out);
+    xt_expect_pass(xt_compile_e2e(name, opt), "");
 }
 
 #define FEAT(name, opt, suffix) \
@@ -59,7 +40,7 @@ static const char printf_expected[] =
 
 static void check_printf(const char *opt)
 {
-    const char *bin = build("feat_printf", opt);
+    const char *bin = xt_compile_e2e("feat_printf", opt);
     char *out = NULL;
     /* stdout only: the runtime's diagnostics (if any) go to stderr */
     int rc = xt_runf(&out, "%s 2>/dev/null", bin);

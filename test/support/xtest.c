@@ -146,3 +146,28 @@ void *xt_fat_from_asm(const char *src)
     unlink(path);
     return buf;
 }
+
+const char *xt_compile_e2e(const char *name, const char *opt)
+{
+    char exe[128];
+    snprintf(exe, sizeof exe, "%s%s", name, opt);
+    for (char *p = exe; *p; p++)
+        if (*p == ' ' || *p == '=' || *p == '/')
+            *p = '_';
+    const char *bin = xt_tmp(exe);
+    char *out = NULL;
+    int rc = xt_runf(&out, "%s/xgpu-cc %s %s/test/e2e/%s.cu -o %s", XGPU_BIN_DIR, opt,
+                     XGPU_SOURCE_DIR, name, bin);
+    cr_assert_eq(rc, 0, "xgpu-cc %s %s failed (%d):\n%s", opt, name, rc, out);
+    free(out);
+    return bin;
+}
+
+void xt_expect_pass(const char *path, const char *args)
+{
+    char *out = NULL;
+    int rc = xt_runf(&out, "%s %s", path, args);
+    cr_assert_eq(rc, 0, "%s %s exited %d:\n%s", path, args, rc, out);
+    cr_assert(out && strstr(out, "PASS"), "%s %s:\n%s", path, args, out);
+    free(out);
+}

@@ -25,6 +25,14 @@ const char *xt_tmp(const char *name);
 int xt_write(const char *path, const char *text);
 char *xt_read(const char *path, size_t *len);
 
+/* Compiles XGPU_SOURCE_DIR/test/e2e/NAME.cu with xgpu-cc and the options opt into a
+ * binary in xt_tmpdir() and returns its path; fails the test if xgpu-cc fails. */
+const char *xt_compile_e2e(const char *name, const char *opt);
+
+/* Runs the program at path (with args, may be "") and fails the test unless it exits 0
+ * and prints PASS. */
+void xt_expect_pass(const char *path, const char *args);
+
 /* clang's wrapper around an embedded fat binary, as __cudaRegisterFatBinary receives it. */
 typedef struct XtFatWrapper {
     int magic, version; /* 0x466243b1, 1 */
