@@ -12,7 +12,7 @@ if [ "${1:-}" = "--sanitize" ]; then
   dir=build-asan
   export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1}
   export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-  CC=clang-19 CXX=clang++-19 cmake -S . -B "$dir" -DXGPU_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
+  CC=clang-19 CXX=clang++-19 cmake -S . -B "$dir" -DXGPU_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
 else
   dir=build
   cmake -S . -B "$dir"
