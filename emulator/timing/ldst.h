@@ -1,0 +1,31 @@
+/*
+ * ldst.h - one SM's load/store path: coalescer, L1 data cache (with MSHRs), banked shared
+ * memory, and the port to the memory system. The core hands it warp-level accesses
+ * (TmAccess) with a tag; it reports when each access has completed (all data returned for
+ * loads and atomics; accepted for stores, which write through).
+ */
+#ifndef EMU_LDST_H
+#define EMU_LDST_H
+
+#include "config/config.h"
+#include "timing/memsys.h"
+#include "timing/timing.h"
+
+typedef struct LdSt LdSt;
+
+LdSt *ldst_new(const EmuConfig *cfg, unsigned sm, TmCounters *ctr, char *err, size_t n);
+void ldst_free(LdSt *u);
+void ldst_connect(LdSt *u, MemSys *m);
+/* Accepts a warp-level access at cycle now, or returns -1 when the unit cannot take it
+ * this cycle (the issue stage stalls and retries). */
+int ldst_issue(LdSt *u, const TmAccess *a, uint64_t tag, Cycle now);
+int ldst_tick(LdSt *u, Cycle now);
+/* Pops one completed access: returns 1 and sets *tag, or 0. */
+int ldst_done(LdSt *u, uint64_t *tag, Cycle now);
+Cycle ldst_next(const LdSt *u, Cycle now);
+int ldst_idle(const LdSt *u);
+/* Invalidates the L1 (kernel boundaries: L1 is not coherent). */
+void ldst_flush(LdSt *u);
+void ldst_dump(const LdSt *u, FILE *f);
+
+#endif

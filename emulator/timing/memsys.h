@@ -1,0 +1,31 @@
+/*
+ * memsys.h - the memory system below the SMs' L1s: interconnect, L2 slices, DRAM
+ * channels. One per device. Requests come from the L1s (misses, write-throughs, atomics),
+ * responses go back to the requesting SM. Address mapping (line -> L2 slice -> DRAM
+ * channel/bank/row) is part of this unit and documented in docs/timing.md.
+ */
+#ifndef EMU_MEMSYS_H
+#define EMU_MEMSYS_H
+
+#include "config/config.h"
+#include "timing/timing.h"
+
+typedef struct MemSys MemSys;
+
+MemSys *memsys_new(const EmuConfig *cfg, TmCounters *ctr, char *err, size_t n);
+void memsys_free(MemSys *m);
+/* Offers a request from an SM. Returns 0 when accepted, -1 when the SM's injection port
+ * is full this cycle (retry later). */
+int memsys_send(MemSys *m, const TmReq *r, Cycle now);
+/* Advances the memory system to cycle now (call once per cycle, or after skipping idle
+ * cycles). Returns work done (non-zero while anything moved). */
+int memsys_tick(MemSys *m, Cycle now);
+/* Pops one response for SM sm that has arrived by cycle now. Returns 1 and fills *r, or 0. */
+int memsys_recv(MemSys *m, unsigned sm, TmReq *r, Cycle now);
+/* Earliest cycle > now at which something will happen, or TM_NEVER when idle. */
+Cycle memsys_next(const MemSys *m, Cycle now);
+/* Nothing in flight. */
+int memsys_idle(const MemSys *m);
+void memsys_dump(const MemSys *m, FILE *f);
+
+#endif

@@ -1,0 +1,55 @@
+/*
+ * timing.h - types shared by the timing model's units.
+ *
+ * The timing model is execute-at-issue (DESIGN.md §8): when a warp scheduler issues an
+ * instruction, the functional core executes it at once (results, addresses); the timing
+ * units only decide when things happen. Every unit is a struct with
+ * x_init(x, cfg, ...), x_connect(x, ...), int x_tick(x, now) (returns work done this
+ * cycle), x_next(x) (earliest cycle with something to do, for skipping idle time) and
+ * x_dump(x, FILE *). Counters are plain uint64_t fields of one TmCounters per device,
+ * declared in core_stats.def and mem_stats.def.
+ */
+#ifndef EMU_TIMING_H
+#define EMU_TIMING_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+typedef uint64_t Cycle;
+#define TM_NEVER UINT64_MAX
+
+typedef struct TmCounters {
+#define TSTAT(field, name, desc) uint64_t field;
+#include "timing/core_stats.def"
+#include "timing/mem_stats.def"
+#undef TSTAT
+} TmCounters;
+
+/* A warp-level memory instruction as the functional core executed it: what the LD/ST
+ * unit needs to time it (coalescing, bank conflicts). */
+typedef enum TmSpace { TM_GLOBAL, TM_SHARED, TM_LOCAL, TM_CONST, TM_PARAM } TmSpace;
+typedef enum TmKind { TM_READ, TM_WRITE, TM_ATOMIC } TmKind;
+
+typedef struct TmAccess {
+    uint8_t space;     /* TmSpace, resolved (generic accesses are classified per lane by
+                        * the functional core; a warp whose lanes hit several spaces is
+                        * split into one TmAccess per space) */
+    uint8_t kind;      /* TmKind */
+    uint8_t size;      /* bytes per lane: 1, 2, 4, 8 (16 for vector accesses) */
+    uint32_t mask;     /* lanes that access memory */
+    uint64_t addr[32]; /* per lane: device address (global/const), byte offset in the
+                        * CTA's shared window, or the thread's local offset */
+} TmAccess;
+
+/* A request between an SM's L1 and the memory system: one 128-byte line with the 32-byte
+ * sectors it touches. */
+typedef struct TmReq {
+    uint64_t line;     /* line-aligned device address */
+    uint8_t sectors;   /* bit i: sector i (32 bytes) of the line */
+    uint8_t kind;      /* TmKind */
+    uint16_t sm;       /* requesting SM */
+    uint64_t tag;      /* requester's id, returned with the response */
+    Cycle issued;      /* cycle the L1 sent it (latency statistics) */
+} TmReq;
+
+#endif
