@@ -16,7 +16,8 @@
  *   3. run LLVM's passes through LLVMRunPasses with an NVPTX target machine (sm_70) so
  *      target queries (flat address space, legal types) are right;
  *   4. report any call left to a non-intrinsic function other than the declarations isel
- *      knows (vprintf, the math library's __xgpu_* functions), delete non-kernel functions.
+ *      knows (vprintf, the math library's __xgpu_* functions), delete non-kernel functions;
+ *   5. contract `contract` multiply-add pairs into fma (fma.c), as NVIDIA's backend does.
  */
 #include "lower.h"
 
@@ -398,6 +399,8 @@ int xgpu_prepare(LLVMModuleRef m, const XgpuLowerOptions *o, const char *src)
     }
     for (uint32_t i = 0; i < nk && !rc; i++)
         rc = check_calls(kernels[i], src);
+    if (!rc)
+        xgpu_contract_fma(m);
     if (!rc)
         delete_device_functions(m, kernels, nk);
     free(kernels);

@@ -36,6 +36,9 @@ int xgpu_lower_file(const char *ir_path, const XgpuLowerOptions *o, const char *
 /* pipeline stages before the MIR backend */
 int xgpu_load_ir(LLVMContextRef ctx, const char *path, LLVMModuleRef *out);
 int xgpu_prepare(LLVMModuleRef m, const XgpuLowerOptions *o, const char *src); /* prepare.c */
+/* fma.c: fuses `contract` fmul + fadd/fsub pairs into llvm.fma; returns whether it changed
+ * anything. */
+int xgpu_contract_fma(LLVMModuleRef m);
 MModule *xgpu_isel_module(LLVMModuleRef m, const char *src);                   /* isel_module.c */
 /* Parse + prepare + isel: the MIR of every kernel, before any backend pass (for tests).
  * Returns NULL after printing diagnostics. */
