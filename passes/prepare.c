@@ -276,7 +276,8 @@ static const char *pipeline_for(unsigned opt)
     return "always-inline,function(sroa,infer-address-spaces),default<O2>,"
            "function(infer-address-spaces,sroa,instcombine<no-verify-fixpoint>,"
            "lower-constant-intrinsics,simplifycfg,scalarizer,"
-           "instcombine<no-verify-fixpoint>,lower-switch,adce)";
+           "instcombine<no-verify-fixpoint>,lower-switch,"
+           "separate-const-offset-from-gep,slsr,gvn,nary-reassociate,early-cse,adce)";
 }
 
 static int run_passes(LLVMModuleRef m, const XgpuLowerOptions *o, const char *src)

@@ -2,6 +2,7 @@
 // switch, local arrays with dynamic indices, structs, doubles and a device function
 // taking a pointer to a local, checked against the same computation on the CPU.
 #include <cuda_runtime.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdint.h>
 
@@ -90,7 +91,7 @@ int main() {
     long long big = (long long)tid * 1000000007LL;
     acc += (int)(big % 1000003LL) + (int)(big >> 33);
     uint64_t ux = (uint64_t)big * 6364136223846793005ULL + 1442695040888963407ULL; acc ^= (int)(ux >> 40);
-    double d = dd[tid]; d = d * 1.5 - 2.25 / (d + 3.0);
+    double d = dd[tid]; d = fma(d, 1.5, -(2.25 / (d + 3.0))); /* the device contracts a*b-c (CUDA does too) */
     acc += (int)(d * 100.0);
     float mx = p.x > p.y ? p.x : p.y; acc += (int)mx;
     acc += (int)(uint8_t)(tid * 37) + (int)(int8_t)(tid * 37);
