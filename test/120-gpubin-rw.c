@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "xgpu/gpubin.h"
+#include "xtest.h"
 
 static const char module_a[] =
     ".producer \"test 1\"\n"
@@ -75,8 +76,8 @@ static uint8_t *slurp(const char *path, size_t *len)
 
 static char *temp_path(void)
 {
-    static char path[64];
-    strcpy(path, "/tmp/xgpu-test-120-XXXXXX");
+    static char path[512];
+    snprintf(path, sizeof path, "%s/gpubin-XXXXXX", xt_tmpdir());
     int fd = mkstemp(path);
     cr_assert_geq(fd, 0);
     close(fd);

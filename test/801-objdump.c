@@ -19,6 +19,7 @@
 #include <fcntl.h>
 
 #include "xgpu/gpubin.h"
+#include "xtest.h"
 
 #define OBJDUMP XGPU_BIN_DIR "/xgpu-objdump"
 
@@ -58,26 +59,26 @@ static void read_all(const char *path, char *buf, size_t n)
 
 static void run_tool(Run *r, const char *args)
 {
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "%s %s >/tmp/xgpu-801-%d.out 2>/tmp/xgpu-801-%d.err", OBJDUMP,
-             args, (int)getpid(), (int)getpid());
+    char cmd[2304];
+    char out[512], err[512];
+    snprintf(out, sizeof out, "%s", xt_tmp("objdump.out"));
+    snprintf(err, sizeof err, "%s", xt_tmp("objdump.err"));
+    snprintf(cmd, sizeof cmd, "%s %s >%s 2>%s", OBJDUMP, args, out, err);
     int st = system(cmd);
     cr_assert(WIFEXITED(st), "%s did not exit", cmd);
     r->status = WEXITSTATUS(st);
-    snprintf(cmd, sizeof cmd, "/tmp/xgpu-801-%d.out", (int)getpid());
-    read_all(cmd, r->out, sizeof r->out);
-    unlink(cmd);
-    snprintf(cmd, sizeof cmd, "/tmp/xgpu-801-%d.err", (int)getpid());
-    read_all(cmd, r->err, sizeof r->err);
-    unlink(cmd);
+    read_all(out, r->out, sizeof r->out);
+    unlink(out);
+    read_all(err, r->err, sizeof r->err);
+    unlink(err);
 }
 
 /* Writes the fat container of a listing to a fresh temp file; returns its path. */
-static char *fat_file(const char *listing, char *path)
+static char *fat_file(const char *listing, char *path /* 512 bytes */)
 {
     XGpubin *g = NULL;
     char err[256] = "";
-    strcpy(path, "/tmp/xgpu-801-XXXXXX");
+    snprintf(path, 512, "%s/fat-XXXXXX", xt_tmpdir());
     close(mkstemp(path));
     cr_assert_eq(xasm_assemble(listing, &g, err, sizeof err), 0, "%s", err);
     cr_assert_eq(xgpubin_write_fat(g, path, err, sizeof err), 0, "%s", err);
@@ -96,7 +97,7 @@ static size_t slurp(const char *path, uint8_t *buf, size_t n)
 
 Test(objdump, text_output)
 {
-    char path[64];
+    char path[512];
     Run *r = malloc(sizeof *r);
     fat_file(module_a, path);
     run_tool(r, path);
@@ -130,7 +131,7 @@ static json_object *get(json_object *o, const char *key)
 
 Test(objdump, json_output)
 {
-    char path[64], args[128];
+    char path[512], args[640];
     Run *r = malloc(sizeof *r);
     fat_file(module_a, path);
     snprintf(args, sizeof args, "--json %s", path);
@@ -197,7 +198,8 @@ static void host_object(const char *path, const uint8_t *data, size_t len)
 
 Test(objdump, host_object_with_two_containers)
 {
-    char pa[64], pb[64], obj[64] = "/tmp/xgpu-801-obj-XXXXXX";
+    char pa[512], pb[512], obj[512];
+    snprintf(obj, sizeof obj, "%s/obj-XXXXXX", xt_tmpdir());
     static uint8_t both[65536];
     fat_file(module_a, pa);
     fat_file(module_b, pb);
@@ -218,7 +220,8 @@ Test(objdump, host_object_with_two_containers)
 
 Test(objdump, garbage_gives_one_line_and_status_1)
 {
-    char path[64] = "/tmp/xgpu-801-bad-XXXXXX";
+    char path[512];
+    snprintf(path, sizeof path, "%s/bad-XXXXXX", xt_tmpdir());
     int fd = mkstemp(path);
     cr_assert_eq(write(fd, "this is not a binary\n", 21), 21);
     close(fd);
@@ -228,12 +231,12 @@ Test(objdump, garbage_gives_one_line_and_status_1)
     cr_assert_str_empty(r->out);
     char *nl = strchr(r->err, '\n');
     cr_assert(nl && nl[1] == '\0', "want exactly one line, got '%s'", r->err);
-    char prefix[128];
+    char prefix[640];
     snprintf(prefix, sizeof prefix, "xgpu-objdump: %s: ", path);
     cr_assert_eq(strncmp(r->err, prefix, strlen(prefix)), 0, "%s", r->err);
 
     /* A damaged fat file: also one line. */
-    char fat[64];
+    char fat[512];
     fat_file(module_b, fat);
     uint8_t buf[8192];
     size_t n = slurp(fat, buf, sizeof buf);
