@@ -2,12 +2,15 @@
  * device.c - device creation and teardown, derived properties, status names.
  *
  * The configuration is read from the environment once, at emu_create; the properties
- * programs see (EmuProps) are derived from it here and never change afterwards.
+ * programs see (EmuProps) are derived from it here and never change afterwards. With
+ * emu.summary (XGPU_SUMMARY=1) emu_destroy prints the statistics summary on stderr.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "device.h"
+#include "stats/stats.h"
+#include "timing/gpu.h"
 
 const char *emu_status_name(EmuStatus s)
 {
@@ -83,6 +86,10 @@ void emu_destroy(EmuDevice *d)
 {
     if (!d)
         return;
+    if (d->cfg.emu_summary)
+        emu_stats_print_summary(d, stderr);
+    emu_series_free(d);
+    tm_device_free(d);
     for (size_t i = 0; i < d->nmods; i++)
         emu_module_free(d->mods[i]);
     free(d->mods);

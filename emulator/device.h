@@ -32,12 +32,18 @@ struct EmuDevice {
     size_t nlaunches, caplaunches;
     EmuPrintf printf_fifo; /* device printf output waiting for emu_printf_flush */
     uint64_t time_ns;      /* emulated time, the sum of the launches' emulated_ns */
+    struct EmuSeries *series; /* stats/series.c: interval series, progress line (or NULL) */
+    struct TmLog *tm_log;  /* timing/gpu.c: each timing launch's counters (or NULL) */
 };
 
 /* decode.c */
 int emu_decode_kernel(const XGpubin *g, uint32_t k, const uint64_t *gaddr, EmuKernelCode *out,
                       char *err, size_t n);
 void emu_code_free(EmuKernelCode *c);
+
+/* launch.c: fills *f from the fault x reports in warp w (x bound to w's CTA). */
+void emu_fill_fault(EmuFault *f, const EmuExec *x, const EmuModule *m, const XKernel *k,
+                    const EmuWarp *w);
 
 /* module.c */
 void emu_module_free(EmuModule *m);

@@ -1,14 +1,18 @@
 /*
  * xgpu-run - runs a program built with xgpu-cc under a chosen emulator configuration.
  *
- *   xgpu-run [--stats FILE] [--config NAME|FILE] [--set key=value]...
- *            [--mode functional|timing] [--] ./app args...
+ *   xgpu-run [--stats FILE] [--config NAME|FILE] [--set key=value]... [--summary]
+ *            [--mode functional|timing] [--interval N] [--] ./app args...
+ *   xgpu-run [--config NAME|FILE] [--set key=value]... [--mode M] --dump-config
+ *   xgpu-run --list-presets
  *
  * The flags only become environment variables that libxgpurt and the emulator read
  * when the program creates its device: XGPU_STATS, XGPU_CONFIG, XGPU_SET (the --set
- * pairs joined with ';', after any XGPU_SET already in the environment, so the flags
- * win) and XGPU_MODE. Then the program replaces this process (execvp), so its exit
- * status is the program's. Bad flags print one line and exit with status 2; a program
+ * pairs and --interval joined with ';', after any XGPU_SET already in the environment,
+ * so the flags win), XGPU_MODE and XGPU_SUMMARY. Then the program replaces this process
+ * (execvp), so its exit status is the program's. --dump-config resolves the same
+ * environment in process with the emulator's own parser (libxgpuemu) and prints the
+ * result as a config file. Bad flags print one line and exit with status 2; a program
  * that cannot be started exits with 127.
  */
 #include <errno.h>
@@ -16,10 +20,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "../emulator/config/config.h"
 
 typedef struct RunOptions {
     const char *stats, *config, *mode;
     char *set;      /* ';'-joined key=value pairs, malloc'd, or NULL */
+    int dump, list, summary; /* --dump-config, --list-presets, --summary */
     char **argv;    /* the program and its arguments */
 } RunOptions;
 
@@ -31,6 +37,11 @@ static void run_usage(FILE *f)
           "  --config NAME|FILE     configuration preset or file (XGPU_CONFIG)\n"
           "  --set KEY=VALUE        override one configuration key; repeatable (XGPU_SET)\n"
           "  --mode functional|timing   emulation mode (XGPU_MODE)\n"
+          "  --interval N           timing mode: record IPC and stalls every N cycles\n"
+          "                         (--set emu.interval_cycles=N)\n"
+          "  --summary              print a statistics summary on stderr at exit (XGPU_SUMMARY)\n"
+          "  --dump-config          print the effective configuration as a config file; exit\n"
+          "  --list-presets         print the configuration presets; exit\n"
           "  --help                 show this help\n",
           f);
 }
@@ -78,6 +89,28 @@ static int run_flag(int argc, char **argv, int *i, const char *name, const char 
     return 1;
 }
 
+/* A flag without a value: sets *on; *value points at a non-empty dummy for the caller. */
+static int run_switch(const char *arg, const char *name, int *on, const char **value)
+{
+    if (strcmp(arg, name) != 0)
+        return 0;
+    *on = 1;
+    *value = name;
+    return 1;
+}
+
+/* --interval N: a positive cycle count, passed on as emu.interval_cycles. */
+static int run_add_interval(RunOptions *o, const char *n)
+{
+    char *end, kv[64];
+    errno = 0;
+    unsigned long long v = strtoull(n, &end, 10);
+    if (n[0] < '0' || n[0] > '9' || *end || errno || v == 0)
+        return run_fail("--interval expects a positive number of cycles", n);
+    snprintf(kv, sizeof kv, "emu.interval_cycles=%llu", v);
+    return run_add_set(o, kv);
+}
+
 /* Returns 0 (run), 1 (help printed) or -1 (bad command line). */
 static int run_parse(int argc, char **argv, RunOptions *o)
 {
@@ -101,6 +134,12 @@ static int run_parse(int argc, char **argv, RunOptions *o)
         } else if (run_flag(argc, argv, &i, "--set", &v)) {
             if (v && run_add_set(o, v))
                 return -1;
+        } else if (run_flag(argc, argv, &i, "--interval", &v)) {
+            if (v && run_add_interval(o, v))
+                return -1;
+        } else if (run_switch(argv[i], "--dump-config", &o->dump, &v) ||
+                   run_switch(argv[i], "--list-presets", &o->list, &v) ||
+                   run_switch(argv[i], "--summary", &o->summary, &v)) {
         } else {
             return run_fail("unknown option", argv[i]);
         }
@@ -109,6 +148,9 @@ static int run_parse(int argc, char **argv, RunOptions *o)
         if (!*v)
             return run_fail("empty value for", argv[i]);
     }
+    if (o->dump || o->list)
+        return i < argc ? run_fail("--dump-config and --list-presets take no program", argv[i])
+                        : 0;
     if (i >= argc)
         return run_fail("no program to run (see --help)", NULL);
     o->argv = argv + i;
@@ -139,6 +181,27 @@ static int run_export_set(const RunOptions *o)
     return r;
 }
 
+/* --dump-config: the configuration the program would get, on stdout. */
+static int run_dump(void)
+{
+    EmuConfig c;
+    char err[512];
+    if (emu_config_from_env(&c, err, sizeof err)) {
+        fprintf(stderr, "xgpu-run: %s\n", err);
+        return 2;
+    }
+    return emu_config_dump(&c, stdout) || fflush(stdout) ? 1 : 0;
+}
+
+static int run_list(void)
+{
+    if (emu_presets_list(stdout) < 0) {
+        fprintf(stderr, "xgpu-run: cannot read the presets directory %s\n", emu_presets_dir());
+        return 1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     RunOptions o = {0};
@@ -148,11 +211,16 @@ int main(int argc, char **argv)
         return r > 0 ? 0 : 2;
     }
     if (run_setenv("XGPU_STATS", o.stats) || run_setenv("XGPU_CONFIG", o.config) ||
-        run_setenv("XGPU_MODE", o.mode) || run_export_set(&o)) {
+        run_setenv("XGPU_MODE", o.mode) || run_export_set(&o) ||
+        run_setenv("XGPU_SUMMARY", o.summary ? "1" : NULL)) {
         free(o.set);
         return 2;
     }
     free(o.set);
+    if (o.list)
+        return run_list();
+    if (o.dump)
+        return run_dump();
     execvp(o.argv[0], o.argv);
     fprintf(stderr, "xgpu-run: cannot run %s: %s\n", o.argv[0], strerror(errno));
     return 127;

@@ -3,12 +3,16 @@
  *
  * Everything is table-driven: a key is parsed by its EmuCfgType and written at its
  * offset in EmuConfig, so adding a key to config.def is the whole change. Integers accept
- * decimal or 0x hex with an optional binary suffix (K, M, G, or KiB, MiB, GiB).
+ * decimal or 0x hex with an optional binary suffix (K, M, G, or KiB, MiB, GiB); reals are
+ * finite strtod numbers; ENUM values must be one of the key's listed choices. Cross-key
+ * rules (emu_config_check) are a table of key names, so they hold for keys of every .def.
+ * Presets, the dump and the environment are in preset.c.
  */
 #include "config.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +44,7 @@ void emu_config_defaults(EmuConfig *c)
     }
 }
 
-static const EmuCfgKey *cfg_find(const char *key)
+const EmuCfgKey *emu_config_key(const char *key)
 {
     for (size_t i = 0; i < emu_cfg_nkeys; i++)
         if (strcmp(emu_cfg_keys[i].key, key) == 0)
@@ -75,9 +79,74 @@ static int parse_u64(const char *s, uint64_t max, uint64_t *out)
     return 0;
 }
 
+static int parse_f64(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (!*s || isspace((unsigned char)*s) || *end || errno || !isfinite(v))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_bool(const char *s, bool *out)
+{
+    static const char *const yes[] = {"true", "1", "yes", "on"};
+    static const char *const no[] = {"false", "0", "no", "off"};
+    for (size_t i = 0; i < 4; i++) {
+        if (strcmp(s, yes[i]) == 0)
+            return *out = true, 0;
+        if (strcmp(s, no[i]) == 0)
+            return *out = false, 0;
+    }
+    return -1;
+}
+
+/* Is value one of the '|'-separated names in choices? */
+static int enum_has(const char *choices, const char *value)
+{
+    size_t len = strlen(value);
+    for (const char *p = choices; len && *p;) {
+        const char *bar = strchr(p, '|');
+        size_t n = bar ? (size_t)(bar - p) : strlen(p);
+        if (n == len && strncmp(p, value, len) == 0)
+            return 1;
+        p += n + (bar != NULL);
+    }
+    return 0;
+}
+
+/* The types whose values are not plain integers or text. */
+static int set_other(const EmuCfgKey *k, char *field, const char *value, char *err, size_t n)
+{
+    switch (k->type) {
+    case EMU_CFG_F64:
+        if (parse_f64(value, (double *)field) == 0)
+            return 0;
+        snprintf(err, n, "%s: expected a real number, got '%s'", k->key, value);
+        return -1;
+    case EMU_CFG_BOOL:
+        if (parse_bool(value, (bool *)field) == 0)
+            return 0;
+        snprintf(err, n, "%s: expected true or false, got '%s'", k->key, value);
+        return -1;
+    case EMU_CFG_ENUM:
+        if (strlen(value) < 32 && enum_has(k->unit, value)) {
+            strcpy(field, value);
+            return 0;
+        }
+        snprintf(err, n, "%s: expected one of %s, got '%s'", k->key, k->unit, value);
+        return -1;
+    default:
+        snprintf(err, n, "%s: unsupported key type", k->key);
+        return -1;
+    }
+}
+
 int emu_config_set(EmuConfig *c, const char *key, const char *value, char *err, size_t n)
 {
-    const EmuCfgKey *k = cfg_find(key);
+    const EmuCfgKey *k = emu_config_key(key);
     if (!k) {
         snprintf(err, n, "%s: unknown configuration key", key);
         return -1;
@@ -88,6 +157,10 @@ int emu_config_set(EmuConfig *c, const char *key, const char *value, char *err, 
     case EMU_CFG_STR:
         if (strlen(value) >= 64) {
             snprintf(err, n, "%s: value longer than 63 bytes", key);
+            return -1;
+        }
+        if (strpbrk(value, "#;\n")) { /* would not survive a config file or XGPU_SET */
+            snprintf(err, n, "%s: value may not contain '#', ';' or a newline", key);
             return -1;
         }
         strcpy(field, value);
@@ -114,8 +187,9 @@ int emu_config_set(EmuConfig *c, const char *key, const char *value, char *err, 
             }
         snprintf(err, n, "%s: expected functional or timing, got '%s'", key, value);
         return -1;
+    default:
+        return set_other(k, field, value, err, n);
     }
-    return -1;
 }
 
 /* Copies s[0..len) into buf without surrounding whitespace. */
@@ -193,12 +267,70 @@ int emu_config_load_file(EmuConfig *c, const char *path, char *err, size_t n)
     return rc;
 }
 
+/* Per-key rules by name, for keys of any .def; a rule whose key is not declared (yet) is
+ * skipped. Sizes that index by bit masks must be powers of two. */
+typedef enum CfgRule { RULE_POSITIVE, RULE_POW2 } CfgRule;
+
+static const struct { const char *key; CfgRule rule; } cfg_rules[] = {
+    {"core.subcores", RULE_POSITIVE},
+    {"core.max_ctas_per_sm", RULE_POSITIVE},
+    {"core.wb_ports", RULE_POSITIVE},
+    {"rf.banks_per_subcore", RULE_POSITIVE},
+    {"rf.collectors_per_subcore", RULE_POSITIVE},
+    {"l1.line", RULE_POW2},
+    {"l1.sector", RULE_POW2},
+    {"l1.ways", RULE_POSITIVE},
+    {"l1.mshrs", RULE_POSITIVE},
+    {"l2.line", RULE_POW2},
+    {"l2.sector", RULE_POW2},
+    {"l2.sets", RULE_POW2},
+    {"l2.slices", RULE_POSITIVE},
+    {"l2.ways", RULE_POSITIVE},
+    {"l2.mshrs", RULE_POSITIVE},
+    {"smem.banks", RULE_POW2},
+    {"dram.channels", RULE_POSITIVE},
+    {"dram.banks", RULE_POSITIVE},
+    {"dram.row_bytes", RULE_POW2},
+    {"dram.clock_khz", RULE_POSITIVE},
+};
+
+/* An integer key's value (U32/U64), or -1 when the key is missing or not an integer. */
+static int cfg_uint(const EmuConfig *c, const char *key, uint64_t *v)
+{
+    const EmuCfgKey *k = emu_config_key(key);
+    if (!k)
+        return -1;
+    const char *field = (const char *)c + k->offset;
+    if (k->type == EMU_CFG_U32)
+        *v = *(const uint32_t *)field;
+    else if (k->type == EMU_CFG_U64)
+        *v = *(const uint64_t *)field;
+    else
+        return -1;
+    return 0;
+}
+
+static int cfg_check_rules(const EmuConfig *c, char *err, size_t n)
+{
+    for (size_t i = 0; i < sizeof cfg_rules / sizeof cfg_rules[0]; i++) {
+        uint64_t v;
+        if (cfg_uint(c, cfg_rules[i].key, &v))
+            continue;
+        if (v == 0) {
+            snprintf(err, n, "%s: must be at least 1", cfg_rules[i].key);
+            return -1;
+        }
+        if (cfg_rules[i].rule == RULE_POW2 && (v & (v - 1))) {
+            snprintf(err, n, "%s: must be a power of two, got %llu", cfg_rules[i].key,
+                     (unsigned long long)v);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int emu_config_check(const EmuConfig *c, char *err, size_t n)
 {
-    if (c->emu_mode == EMU_MODE_TIMING) {
-        snprintf(err, n, "emu.mode: timing mode is not implemented yet (use functional)");
-        return -1;
-    }
     const struct { const char *key; uint64_t v; } positive[] = {
         {"gpu.sm_count", c->gpu_sm_count},
         {"gpu.max_threads_per_block", c->gpu_max_threads_per_block},
@@ -224,14 +356,14 @@ int emu_config_check(const EmuConfig *c, char *err, size_t n)
         snprintf(err, n, "gpu.max_threads_per_block: exceeds gpu.max_threads_per_sm");
         return -1;
     }
-    return 0;
+    return cfg_check_rules(c, err, n);
 }
 
 int emu_config_from_env(EmuConfig *c, char *err, size_t n)
 {
     emu_config_defaults(c);
     const char *file = getenv("XGPU_CONFIG");
-    if (file && *file && emu_config_load_file(c, file, err, n))
+    if (file && *file && emu_config_load(c, file, err, n))
         return -1;
     const char *set = getenv("XGPU_SET");
     if (set && emu_config_set_list(c, set, "XGPU_SET", err, n))
@@ -244,7 +376,27 @@ int emu_config_from_env(EmuConfig *c, char *err, size_t n)
             return -1;
         }
     }
+    const char *summary = getenv("XGPU_SUMMARY");
+    if (summary && *summary) {
+        char msg[256];
+        if (emu_config_set(c, "emu.summary", summary, msg, sizeof msg)) {
+            snprintf(err, n, "XGPU_SUMMARY: %s", msg);
+            return -1;
+        }
+    }
     return emu_config_check(c, err, n);
+}
+
+/* The shortest of %.15g..%.17g that reads back as the same double. */
+static int format_f64(char *buf, size_t n, double v)
+{
+    int len = 0;
+    for (int prec = 15; prec <= 17; prec++) {
+        len = snprintf(buf, n, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    return len;
 }
 
 int emu_config_format(const EmuConfig *c, const EmuCfgKey *k, char *buf, size_t n)
@@ -259,6 +411,12 @@ int emu_config_format(const EmuConfig *c, const EmuCfgKey *k, char *buf, size_t 
         return snprintf(buf, n, "%llu", (unsigned long long)*(const uint64_t *)field);
     case EMU_CFG_MODE:
         return snprintf(buf, n, "%s", mode_names[*(const uint32_t *)field & 1]);
+    case EMU_CFG_F64:
+        return format_f64(buf, n, *(const double *)field);
+    case EMU_CFG_BOOL:
+        return snprintf(buf, n, "%s", *(const bool *)field ? "true" : "false");
+    case EMU_CFG_ENUM:
+        return snprintf(buf, n, "%s", field);
     }
     return 0;
 }

@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include "xgpu/emu.h"
 #include "func/memory.h"
+#include "timing/timing.h"
 
 typedef struct EmuExec EmuExec;
 typedef struct EmuWarp EmuWarp;
@@ -110,6 +111,12 @@ struct EmuExec {
     /* device printf: the FIFO, and this launch's appended / dropped bytes */
     EmuPrintf *pf;
     uint64_t pf_bytes, pf_dropped;
+    /* the CTA whose shared/local buffers and ctaid are bound above (emu_exec_bind) */
+    struct EmuCta *cta;
+    /* timing mode: the SM cycle counter read by %clock and the CTA's SM (%smid); NULL
+     * in functional mode, where %clock counts the warp's instructions */
+    const uint64_t *now;
+    uint32_t smid;
     /* fault being reported */
     EmuStatus fstatus;
     uint32_t flane;
@@ -143,6 +150,63 @@ void emu_simt_exit(EmuWarp *w, uint32_t lanes);
 void emu_simt_settle(EmuWarp *w);
 
 #define EMU_BARRIERS 16 /* barrier ids 0..15 */
+
+/* --- CTAs and single steps (cta.c, step.c) --------------------------------------------
+ * A CTA's execution state: its warps, registers, shared and local memory. Functional
+ * mode runs one at a time; the timing model keeps one per resident CTA and binds the
+ * CTA of the warp it steps into the EmuExec (the handlers read x->shared, x->local and
+ * x->ctaid). */
+typedef struct EmuCta {
+    EmuWarp *warps;         /* x->nwarps */
+    uint32_t (*regs)[32];   /* nwarps * nrows rows */
+    size_t reg_bytes;
+    uint8_t *shared;        /* x->shared_size bytes */
+    uint8_t *local;         /* nthreads * x->local_size bytes */
+    uint32_t nthreads, nrows;
+    EmuDim3 ctaid;
+    uint32_t smid;          /* timing mode: the SM it runs on */
+} EmuCta;
+
+EmuStatus emu_cta_alloc(EmuCta *c, const EmuExec *x, uint32_t nrows);
+void emu_cta_free(EmuCta *c, const EmuExec *x);
+/* Zeroes registers, shared and local memory and starts every warp at pc 0. */
+void emu_cta_start(EmuExec *x, EmuCta *c, EmuDim3 ctaid);
+
+static inline void emu_exec_bind(EmuExec *x, EmuCta *c)
+{
+    x->cta = c;
+    x->shared = c->shared;
+    x->local = c->local;
+    x->ctaid = c->ctaid;
+    x->smid = c->smid;
+}
+
+/* Records warp w's arrival at the barrier instruction `in` at pc with lanes mask. */
+void emu_bar_arrive(EmuWarp *w, const EmuInsn *in, uint32_t pc, uint32_t mask);
+/* Once no warp of the CTA can run: releases the barrier (returns EMU_OK, *released = 1)
+ * when every unfinished warp waits at the same one, reports EMU_ERR_DEADLOCK (*fw = a
+ * waiting warp) when they disagree; EMU_OK and *released = 0 while a warp still runs or
+ * when every warp finished. */
+EmuStatus emu_cta_sync(EmuExec *x, EmuCta *c, EmuWarp **fw, int *released);
+/* Appends to out the unfinished warps of c grouped by pc and activity. */
+void emu_cta_describe(const EmuExec *x, const EmuCta *c, const EmuWarp *running, char *out,
+                      size_t n);
+
+/* What one step executed, for the timing model. */
+#define EMU_STEP_MAXACC 4
+typedef struct EmuStep {
+    uint32_t pc;            /* pc of the instruction executed */
+    const EmuInsn *in;      /* that instruction */
+    uint32_t mask;          /* lanes that executed it */
+    uint32_t nacc;          /* memory instructions (with capture on): one per space */
+    TmAccess acc[EMU_STEP_MAXACC];
+} EmuStep;
+
+/* Executes the instruction at warp w's pc exactly as the functional loop does (same
+ * handlers, SIMT stack, barrier arrival, counters, budget and faults). w must be EW_RUN.
+ * With capture set, a memory instruction (ld, st, atom, atomcas) also reports its
+ * per-lane accesses in st->acc. Returns EMU_OK or the fault's status. */
+EmuStatus emu_warp_step(EmuExec *x, EmuCta *c, EmuWarp *w, int capture, EmuStep *st);
 
 /* --- the DSL -------------------------------------------------------------------------- */
 

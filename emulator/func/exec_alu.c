@@ -303,10 +303,13 @@ static uint32_t sreg_value(const EmuExec *x, const EmuWarp *w, unsigned l, unsig
     case XSR_WARPID: return w->id;
     case XSR_NWARPID: return x->nwarps;
     case XSR_SMID:
+        if (x->now)
+            return x->smid;
         return (uint32_t)(((uint64_t)x->ctaid.z * x->grid.y * x->grid.x +
                            (uint64_t)x->ctaid.y * x->grid.x + x->ctaid.x) % x->sm_count);
     case XSR_NSMID: return x->sm_count;
-    case XSR_CLOCK: return (uint32_t)(w->clock - 1); /* instructions before this one */
+    case XSR_CLOCK: /* timing: the SM cycle of issue; else instructions before this one */
+        return (uint32_t)(x->now ? *x->now : w->clock - 1);
     default: return 0;
     }
 }
@@ -314,7 +317,8 @@ static uint32_t sreg_value(const EmuExec *x, const EmuWarp *w, unsigned l, unsig
 static int s2r_run(EXEC_ARGS)
 {
     if (in->mod == XSR_CLOCK64) {
-        LANES w64(w, in->d, l, w->clock - 1);
+        uint64_t t = x->now ? *x->now : w->clock - 1;
+        LANES w64(w, in->d, l, t);
         return 0;
     }
     LANES R32(in->d) = sreg_value(x, w, l, in->mod);

@@ -1,16 +1,13 @@
 /*
  * launch.c - emu_launch: launch validation, the CTA loop, the warp scheduler and the warp
- * loop that runs pre-decoded instructions.
+ * loop that runs pre-decoded instructions; in timing mode (emu.mode = timing) the
+ * launch is handed to the timing model (timing/gpu.c), which steps warps one
+ * instruction at a time (step.c) through the same handlers.
  *
  * Functional mode runs one CTA at a time, CTAs in x-fastest order. Within a CTA the
  * warps are visited round-robin; each runs until it reaches a barrier or finishes. When
- * no warp can run, the barrier is released if every unfinished warp waits at the same
- * barrier id with the same kind of barrier (bar, or barred with the same reduction;
- * warps that exited do not count); otherwise nothing can ever progress and the launch
- * ends with EMU_ERR_DEADLOCK, whose message lists the warps (ids, pc, what they wait
- * for). Releasing a barred barrier writes the reduction of the predicates of every
- * thread that arrived into each of them. Shared memory, local memory and registers
- * start zeroed in every CTA, so results never depend on the previous CTA.
+ * no warp can run, the CTA's barrier is released or a deadlock reported (cta.c).
+ * Shared memory, local memory and registers start zeroed in every CTA.
  *
  * The warp loop keeps the running SIMT entry's pc, mask and rpc in locals and runs
  * straight-line code with one indirect call per instruction; control instructions and
@@ -28,6 +25,7 @@
 #include <string.h>
 #include <time.h>
 #include "device.h"
+#include "timing/gpu.h"
 
 int emu_exec_fault(EmuExec *x, EmuStatus s, unsigned lane, uint64_t addr, const char *fmt, ...)
 {
@@ -44,20 +42,6 @@ int emu_exec_fault(EmuExec *x, EmuStatus s, unsigned lane, uint64_t addr, const 
 static unsigned low_lane(uint32_t mask)
 {
     return mask ? (unsigned)__builtin_ctz(mask) : 0;
-}
-
-/* Records warp w's arrival at the barrier instruction `in` at pc with lanes mask. */
-static void bar_arrive(EmuWarp *w, const EmuInsn *in, uint32_t pc, uint32_t mask)
-{
-    w->bar_id = (uint32_t)in->imm;
-    w->bar_pc = pc;
-    w->bar_red = in->kind == EK_BARRED ? 1u + in->sub : 0;
-    w->bar_mask = mask;
-    w->bar_dst = in->d;
-    w->bar_count = 0;
-    if (w->bar_red)
-        for (uint32_t m = mask; m; m &= m - 1)
-            w->bar_count += w->r[in->s0][__builtin_ctz(m)] != 0;
 }
 
 /* Runs warp w until it waits at a barrier, finishes, or faults (returns the status). */
@@ -113,7 +97,7 @@ static EmuStatus warp_run(EmuExec *x, EmuWarp *w)
                 break;
             case EK_BAR:
             case EK_BARRED:
-                bar_arrive(w, in, pc, mask);
+                emu_bar_arrive(w, in, pc, mask);
                 top->pc = pc + 1;
                 emu_simt_settle(w);
                 w->state = EW_BARRIER;
@@ -134,176 +118,30 @@ static EmuStatus warp_run(EmuExec *x, EmuWarp *w)
     }
 }
 
-/* Per-launch host buffers, reused by every CTA. */
-typedef struct EmuCtaBufs {
-    EmuWarp *warps;
-    uint32_t (*regs)[32];
-    size_t reg_bytes;
-    uint32_t nthreads, nrows;
-} EmuCtaBufs;
-
-static void cta_reset(EmuExec *x, EmuCtaBufs *b)
-{
-    memset(b->regs, 0, b->reg_bytes);
-    if (x->shared_size)
-        memset(x->shared, 0, x->shared_size);
-    if (x->local_size)
-        memset(x->local, 0, (size_t)x->local_size * b->nthreads);
-    for (uint32_t i = 0; i < x->nwarps; i++) {
-        EmuWarp *w = &b->warps[i];
-        uint32_t left = b->nthreads - i * XGPU_WARP_SIZE;
-        w->r = b->regs + (size_t)i * b->nrows;
-        w->id = i;
-        w->state = EW_RUN;
-        w->clock = 0;
-        w->depth = 0;
-        w->stack[w->depth++] = (EmuSimt){0, UINT32_MAX, left >= 32 ? ~0u : (1u << left) - 1};
-    }
-}
-
-/* Whether the waiting warps disagree on the barrier (id, or bar vs barred and its
- * reduction): nothing can progress then. */
-static int barrier_conflict(const EmuExec *x, const EmuCtaBufs *b)
-{
-    const EmuWarp *a = NULL;
-    for (uint32_t i = 0; i < x->nwarps; i++) {
-        const EmuWarp *w = &b->warps[i];
-        if (w->state != EW_BARRIER)
-            continue;
-        if (!a)
-            a = w;
-        else if (w->bar_id != a->bar_id || w->bar_red != a->bar_red)
-            return 1;
-    }
-    return 0;
-}
-
-/* Releases the waiting warps; for barred, first writes the reduction to every thread
- * that arrived. */
-static void barrier_release(const EmuExec *x, EmuCtaBufs *b)
-{
-    uint32_t total = 0, count = 0, red = 0;
-    for (uint32_t i = 0; i < x->nwarps; i++) {
-        const EmuWarp *w = &b->warps[i];
-        if (w->state == EW_BARRIER && w->bar_red) {
-            red = w->bar_red;
-            total += (uint32_t)__builtin_popcount(w->bar_mask);
-            count += w->bar_count;
-        }
-    }
-    uint32_t result = red == 1 + XRED_POPC ? count
-                      : red == 1 + XRED_AND ? count == total : count != 0;
-    for (uint32_t i = 0; i < x->nwarps; i++) {
-        EmuWarp *w = &b->warps[i];
-        if (w->state != EW_BARRIER)
-            continue;
-        for (uint32_t m = w->bar_red ? w->bar_mask : 0; m; m &= m - 1)
-            w->r[w->bar_dst][__builtin_ctz(m)] = result;
-        w->state = EW_RUN;
-    }
-}
-
-/* What warp w is doing, for deadlock and budget messages. */
-static void warp_doing(const EmuWarp *w, const EmuWarp *running, char *buf, size_t n)
-{
-    if (w->state == EW_BARRIER && w->bar_red)
-        snprintf(buf, n, "wait at barred.%s %u", xisa_red_names[(w->bar_red - 1) % XRED_COUNT],
-                 w->bar_id);
-    else if (w->state == EW_BARRIER)
-        snprintf(buf, n, "wait at bar %u", w->bar_id);
-    else
-        snprintf(buf, n, "%s", w == running ? "ran out of budget" : "ready");
-}
-
-static uint32_t warp_pc(const EmuWarp *w)
-{
-    return w->state == EW_BARRIER ? w->bar_pc : w->depth ? w->stack[w->depth - 1].pc : 0;
-}
-
-/* Appends to out the unfinished warps grouped by (pc, activity): "warps 0-2,5 at pc 7
- * wait at bar 0; warp 3 at pc 9 wait at bar 1". */
-static void describe_warps(const EmuExec *x, const EmuCtaBufs *b, const EmuWarp *running,
-                           char *out, size_t n)
-{
-    size_t len = strlen(out);
-    for (uint32_t i = 0; i < x->nwarps && len + 1 < n; i++) {
-        const EmuWarp *w = &b->warps[i];
-        char what[64], other[64];
-        int seen = 0;
-        if (w->state == EW_DONE)
-            continue;
-        warp_doing(w, running, what, sizeof what);
-        for (uint32_t j = 0; j < i && !seen; j++) {
-            warp_doing(&b->warps[j], running, other, sizeof other);
-            seen = b->warps[j].state != EW_DONE && warp_pc(&b->warps[j]) == warp_pc(w) &&
-                   strcmp(what, other) == 0;
-        }
-        if (seen)
-            continue;
-        char ids[160] = "";
-        uint32_t nids = 0, run_start = UINT32_MAX;
-        for (uint32_t j = i; j <= x->nwarps; j++) {
-            int same = 0;
-            if (j < x->nwarps && b->warps[j].state != EW_DONE &&
-                warp_pc(&b->warps[j]) == warp_pc(w)) {
-                warp_doing(&b->warps[j], running, other, sizeof other);
-                same = strcmp(what, other) == 0;
-            }
-            if (same && run_start == UINT32_MAX)
-                run_start = j, nids++;
-            else if (same)
-                nids++;
-            else if (run_start != UINT32_MAX) {
-                size_t k = strlen(ids);
-                if (j - 1 > run_start)
-                    snprintf(ids + k, sizeof ids - k, "%s%u-%u", k ? "," : "", run_start, j - 1);
-                else
-                    snprintf(ids + k, sizeof ids - k, "%s%u", k ? "," : "", run_start);
-                run_start = UINT32_MAX;
-            }
-        }
-        snprintf(out + len, n - len, "; warp%s %s at pc %u %s", nids > 1 ? "s" : "", ids,
-                 warp_pc(w), what);
-        len = strlen(out);
-    }
-}
-
 /* Runs one CTA; on a fault *fw is the faulting warp. */
-static EmuStatus cta_run(EmuExec *x, EmuCtaBufs *b, EmuWarp **fw)
+static EmuStatus cta_run(EmuExec *x, EmuCta *c, EmuDim3 ctaid, EmuWarp **fw)
 {
-    cta_reset(x, b);
+    emu_cta_start(x, c, ctaid);
     for (;;) {
-        int ran = 0, waiting = 0;
+        int ran = 0, released;
         for (uint32_t i = 0; i < x->nwarps; i++) {
-            EmuWarp *w = &b->warps[i];
-            if (w->state == EW_RUN) {
-                ran = 1;
-                EmuStatus s = warp_run(x, w);
-                if (s) {
-                    *fw = w;
-                    if (s == EMU_ERR_LAUNCH_TIMEOUT)
-                        describe_warps(x, b, w, x->fmsg, sizeof x->fmsg);
-                    return s;
-                }
+            EmuWarp *w = &c->warps[i];
+            if (w->state != EW_RUN)
+                continue;
+            ran = 1;
+            EmuStatus s = warp_run(x, w);
+            if (s) {
+                *fw = w;
+                if (s == EMU_ERR_LAUNCH_TIMEOUT)
+                    emu_cta_describe(x, c, w, x->fmsg, sizeof x->fmsg);
+                return s;
             }
-            waiting += w->state == EW_BARRIER;
         }
         if (ran)
             continue;
-        if (!waiting)
-            return EMU_OK;
-        if (barrier_conflict(x, b)) {
-            EmuWarp *last = NULL;
-            for (uint32_t i = 0; i < x->nwarps; i++)
-                if (b->warps[i].state == EW_BARRIER)
-                    last = &b->warps[i];
-            *fw = last;
-            emu_exec_fault(x, EMU_ERR_DEADLOCK, low_lane(last->bar_mask), 0,
-                           "barrier deadlock: warps wait at different barriers");
-            describe_warps(x, b, NULL, x->fmsg, sizeof x->fmsg);
-            return x->fstatus;
-        }
-        barrier_release(x, b);
+        EmuStatus s = emu_cta_sync(x, c, fw, &released);
+        if (s || !released)
+            return s;
     }
 }
 
@@ -343,41 +181,21 @@ static EmuStatus launch_check(const EmuDevice *d, const XKernel *k, EmuDim3 g, E
     return EMU_OK;
 }
 
-static void bufs_free(EmuCtaBufs *b, EmuExec *x)
+static EmuStatus param_copy(EmuExec *x, const XKernel *k, const void *params)
 {
-    for (uint32_t i = 0; b->warps && i < x->nwarps; i++)
-        free(b->warps[i].stack);
-    free(b->warps);
-    free(b->regs);
-    free(x->shared);
-    free(x->local);
-    free((void *)x->param);
-}
-
-static EmuStatus bufs_alloc(EmuCtaBufs *b, EmuExec *x, const EmuKernelCode *kc,
-                            const XKernel *k, const void *params)
-{
-    b->nrows = kc->nrows;
-    b->reg_bytes = (size_t)x->nwarps * kc->nrows * sizeof *b->regs;
-    b->warps = calloc(x->nwarps, sizeof *b->warps);
-    b->regs = malloc(b->reg_bytes);
-    x->shared = malloc(x->shared_size ? x->shared_size : 1);
-    x->local = malloc(x->local_size ? (size_t)x->local_size * b->nthreads : 1);
     uint8_t *param = malloc(k->param_bytes ? k->param_bytes : 1);
     x->param = param;
-    if (!b->warps || !b->regs || !x->shared || !x->local || !param)
+    if (!param)
         return EMU_ERR_OUT_OF_MEMORY;
     if (k->param_bytes)
         memcpy(param, params, k->param_bytes);
-    for (uint32_t i = 0; i < x->nwarps; i++)
-        if (emu_simt_push(&b->warps[i], 0, 0, 0))
-            return EMU_ERR_OUT_OF_MEMORY;
     return EMU_OK;
 }
 
-static void fill_fault(EmuFault *f, const EmuExec *x, const EmuModule *m, const XKernel *k,
-                       const EmuWarp *w)
+void emu_fill_fault(EmuFault *f, const EmuExec *x, const EmuModule *m, const XKernel *k,
+                    const EmuWarp *w)
 {
+    f->status = x->fstatus;
     uint32_t t = w->id * XGPU_WARP_SIZE + x->flane;
     f->block = x->ctaid;
     f->thread = (EmuDim3){t % x->block.x, t / x->block.x % x->block.y,
@@ -399,6 +217,13 @@ static double now_seconds(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* Duration of `cycles` cycles of gpu.clock_khz, rounded up. */
+static uint64_t cycles_ns(const EmuDevice *d, uint64_t cycles)
+{
+    uint64_t khz = d->cfg.gpu_clock_khz;
+    return khz ? (uint64_t)(((unsigned __int128)cycles * 1000000u + khz - 1) / khz) : 0;
+}
+
 /* Functional-mode duration of a launch of winsns warp instructions (see emu.h). */
 static uint64_t emulated_ns(const EmuDevice *d, uint64_t winsns)
 {
@@ -410,18 +235,21 @@ static uint64_t emulated_ns(const EmuDevice *d, uint64_t winsns)
     return (uint64_t)(((unsigned __int128)cycles * 1000000u + khz - 1) / khz);
 }
 
-/* Runs every CTA of the grid. */
-static EmuStatus grid_run(EmuExec *x, EmuCtaBufs *b, EmuWarp **fw)
+/* Runs every CTA of the grid, one at a time in the same buffers; fills *fault. */
+static EmuStatus grid_run(EmuExec *x, const EmuModule *m, const XKernel *k, uint32_t nrows,
+                          EmuFault *fault)
 {
-    for (uint32_t z = 0; z < x->grid.z; z++)
-        for (uint32_t y = 0; y < x->grid.y; y++)
-            for (uint32_t cx = 0; cx < x->grid.x; cx++) {
-                x->ctaid = (EmuDim3){cx, y, z};
-                EmuStatus s = cta_run(x, b, fw);
-                if (s)
-                    return s;
-            }
-    return EMU_OK;
+    EmuCta c;
+    EmuWarp *fw = NULL;
+    EmuStatus s = emu_cta_alloc(&c, x, nrows);
+    for (uint32_t z = 0; z < x->grid.z && !s; z++)
+        for (uint32_t y = 0; y < x->grid.y && !s; y++)
+            for (uint32_t cx = 0; cx < x->grid.x && !s; cx++)
+                s = cta_run(x, &c, (EmuDim3){cx, y, z}, &fw);
+    if (s && fw)
+        emu_fill_fault(fault, x, m, k, fw);
+    emu_cta_free(&c, x);
+    return s;
 }
 
 EmuStatus emu_launch(EmuDevice *d, EmuModule *m, int kernel, EmuDim3 grid, EmuDim3 block,
@@ -457,19 +285,18 @@ EmuStatus emu_launch(EmuDevice *d, EmuModule *m, int kernel, EmuDim3 grid, EmuDi
                  .grid = grid, .block = block, .sm_count = d->props.sm_count,
                  .pf = &d->printf_fifo,
                  .budget = d->cfg.emu_max_warp_insns ? d->cfg.emu_max_warp_insns : UINT64_MAX};
-    EmuCtaBufs b = {.nthreads = block.x * block.y * block.z};
-    x.nwarps = (b.nthreads + XGPU_WARP_SIZE - 1) / XGPU_WARP_SIZE;
+    uint32_t nthreads = block.x * block.y * block.z;
+    x.nwarps = (nthreads + XGPU_WARP_SIZE - 1) / XGPU_WARP_SIZE;
     double t0 = now_seconds();
-    EmuWarp *fw = NULL;
-    s = bufs_alloc(&b, &x, &m->kcode[kernel], k, params);
-    if (!s)
-        s = grid_run(&x, &b, &fw);
-    if (s && fw) {
-        fault->status = s;
-        fill_fault(fault, &x, m, k, fw);
-    }
-    bufs_free(&b, &x);
-    st.emulated_ns = emulated_ns(d, x.winsns);
+    TmCounters ctr;
+    s = param_copy(&x, k, params);
+    if (!s && d->cfg.emu_mode == EMU_MODE_TIMING)
+        s = tm_launch(d, m, kernel, &x, fault, &st.cycles, &ctr);
+    else if (!s)
+        s = grid_run(&x, m, k, m->kcode[kernel].nrows, fault);
+    free((void *)x.param);
+    st.emulated_ns = d->cfg.emu_mode == EMU_MODE_TIMING ? cycles_ns(d, st.cycles)
+                                                          : emulated_ns(d, x.winsns);
     d->time_ns += st.emulated_ns;
     st.printf_bytes = x.pf_bytes;
     st.printf_dropped = x.pf_dropped;
@@ -478,6 +305,8 @@ EmuStatus emu_launch(EmuDevice *d, EmuModule *m, int kernel, EmuDim3 grid, EmuDi
     st.host_seconds = now_seconds() - t0;
     st.status = s;
     emu_stats_record(d, &st);
+    if (d->cfg.emu_mode == EMU_MODE_TIMING)
+        tm_record(d, d->nlaunches - 1, &ctr);
     if (stats)
         *stats = st;
     return s;

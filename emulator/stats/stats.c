@@ -1,15 +1,21 @@
 /*
- * stats.c - the device's launch log and its JSON form (schema: docs/stats.md).
+ * stats.c - the device's launch log, its JSON form (schema: docs/stats.md) and the
+ * summary printed at emu_destroy.
  *
  * The functional core counts with plain uint64 increments into its launch context;
  * emu_launch hands the finished EmuLaunchStats here, where it is appended to the log.
- * Totals are sums over the log, computed when printed. The "config" object is generated
- * from the config.def key table, so every key appears with its effective value.
+ * The timing core keeps each launch's counter difference (emu_launch_counters). Totals
+ * are sums over the log, computed when printed; ratios are derived by the printer from
+ * the sums (never averaged). The "config" object is generated from the key table, so
+ * every key appears with its effective value.
  */
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
 #include "device.h"
+#include "stats/stats.h"
+
+#define NCTR (sizeof(TmCounters) / sizeof(uint64_t))
 
 void emu_stats_record(EmuDevice *d, const EmuLaunchStats *s)
 {
@@ -21,7 +27,34 @@ void emu_stats_record(EmuDevice *d, const EmuLaunchStats *s)
         d->launches = p;
         d->caplaunches = cap;
     }
+    emu_series_launch_done(d, d->nlaunches);
     d->launches[d->nlaunches++] = *s;
+}
+
+static void view_init(const EmuDevice *d, EmuStatView *v)
+{
+    memset(v, 0, sizeof *v);
+    v->sm_count = d->cfg.gpu_sm_count;
+    v->max_warps_per_sm = d->cfg.gpu_max_threads_per_sm / XGPU_WARP_SIZE;
+}
+
+void emu_stats_view(const EmuDevice *d, size_t i, EmuStatView *v)
+{
+    view_init(d, v);
+    v->ctr = emu_launch_counters ? (const uint64_t *)emu_launch_counters(d, i) : NULL;
+    v->cycles = d->launches[i].cycles;
+    v->warp_insns = d->launches[i].warp_instructions;
+}
+
+/* Adds launch i's counters to a running sum (sum has NCTR entries). */
+static void view_add(const EmuDevice *d, size_t i, EmuStatView *sum, uint64_t *ctr)
+{
+    EmuStatView v;
+    emu_stats_view(d, i, &v);
+    sum->cycles += v.cycles;
+    sum->warp_insns += v.warp_insns;
+    for (size_t k = 0; v.ctr && k < NCTR; k++)
+        ctr[k] += v.ctr[k];
 }
 
 size_t emu_launch_count(const EmuDevice *d)
@@ -58,6 +91,12 @@ static json_object *config_json(const EmuConfig *c)
         case EMU_CFG_U64:
             v = json_object_new_uint64(*(const uint64_t *)field);
             break;
+        case EMU_CFG_F64:
+            v = json_object_new_double(*(const double *)field);
+            break;
+        case EMU_CFG_BOOL:
+            v = json_object_new_boolean(*(const bool *)field);
+            break;
         default:
             emu_config_format(c, k, buf, sizeof buf);
             v = json_object_new_string(buf);
@@ -68,8 +107,46 @@ static json_object *config_json(const EmuConfig *c)
     return o;
 }
 
-static json_object *launch_json(const EmuLaunchStats *s)
+static json_object *ipc_json(const EmuStatView *v)
 {
+    double ipc;
+    return emu_stat_ipc(v, &ipc) ? NULL : json_object_new_double(ipc);
+}
+
+/* "intervals": IPC and the stall counters of each interval. */
+static json_object *intervals_json(const EmuDevice *d, size_t i)
+{
+    size_t n;
+    const EmuInterval *iv = emu_launch_intervals(d, i, &n);
+    json_object *a = json_object_new_array();
+    size_t pre = sizeof EMU_STAT_STALL_PREFIX - 1;
+    for (size_t k = 0; k < n; k++) {
+        EmuStatView v;
+        view_init(d, &v);
+        v.ctr = (const uint64_t *)&iv[k].ctr;
+        v.cycles = iv[k].cycles;
+        v.warp_insns = iv[k].warp_insns;
+        json_object *o = json_object_new_object(), *st = json_object_new_object();
+        json_object_object_add(o, "cycle", json_object_new_uint64(iv[k].cycle));
+        json_object_object_add(o, "cycles", json_object_new_uint64(iv[k].cycles));
+        json_object_object_add(o, "warp_instructions", json_object_new_uint64(v.warp_insns));
+        json_object_object_add(o, "ipc", ipc_json(&v));
+        for (size_t f = 0; f < emu_stat_nfields(); f++) {
+            const char *name = emu_stat_field_name(f);
+            if (strncmp(name, EMU_STAT_STALL_PREFIX, pre) == 0)
+                json_object_object_add(st, name + pre, json_object_new_uint64(v.ctr[f]));
+        }
+        json_object_object_add(o, "stalls", st);
+        json_object_array_add(a, o);
+    }
+    return a;
+}
+
+static json_object *launch_json(const EmuDevice *d, size_t i)
+{
+    const EmuLaunchStats *s = &d->launches[i];
+    EmuStatView v;
+    emu_stats_view(d, i, &v);
     json_object *o = json_object_new_object();
     json_object_object_add(o, "name", json_object_new_string(s->kernel));
     json_object_object_add(o, "grid", dim3_json(s->grid));
@@ -83,6 +160,11 @@ static json_object *launch_json(const EmuLaunchStats *s)
     json_object_object_add(o, "printf_bytes", json_object_new_uint64(s->printf_bytes));
     json_object_object_add(o, "printf_dropped", json_object_new_uint64(s->printf_dropped));
     json_object_object_add(o, "status", json_object_new_string(emu_status_name(s->status)));
+    json_object_object_add(o, "cycles", json_object_new_uint64(s->cycles));
+    json_object_object_add(o, "ipc", ipc_json(&v));
+    json_object_object_add(o, "timing", emu_stats_timing_json(&v));
+    if (d->cfg.emu_interval_cycles)
+        json_object_object_add(o, "intervals", intervals_json(d, i));
     return o;
 }
 
@@ -93,10 +175,16 @@ int emu_write_stats_json(const EmuDevice *d, FILE *f)
     json_object *root = json_object_new_object();
     json_object *launches = json_object_new_array();
     uint64_t winsns = 0, tinsns = 0, ns = 0, pbytes = 0, pdropped = 0;
+    uint64_t ctr[NCTR + 1];
+    memset(ctr, 0, sizeof ctr);
+    EmuStatView sum;
+    view_init(d, &sum);
+    sum.ctr = ctr;
     double secs = 0;
     for (size_t i = 0; i < d->nlaunches; i++) {
         const EmuLaunchStats *s = &d->launches[i];
-        json_object_array_add(launches, launch_json(s));
+        json_object_array_add(launches, launch_json(d, i));
+        view_add(d, i, &sum, ctr);
         winsns += s->warp_instructions;
         tinsns += s->thread_instructions;
         secs += s->host_seconds;
@@ -112,6 +200,9 @@ int emu_write_stats_json(const EmuDevice *d, FILE *f)
     json_object_object_add(totals, "emulated_ns", json_object_new_uint64(ns));
     json_object_object_add(totals, "printf_bytes", json_object_new_uint64(pbytes));
     json_object_object_add(totals, "printf_dropped", json_object_new_uint64(pdropped));
+    json_object_object_add(totals, "cycles", json_object_new_uint64(sum.cycles));
+    json_object_object_add(totals, "ipc", ipc_json(&sum));
+    json_object_object_add(totals, "timing", emu_stats_timing_json(&sum));
     json_object_object_add(root, "device", json_object_new_string(d->props.name));
     json_object_object_add(root, "config", config_json(&d->cfg));
     json_object_object_add(root, "launches", launches);
@@ -121,4 +212,37 @@ int emu_write_stats_json(const EmuDevice *d, FILE *f)
     int rc = fprintf(f, "%s\n", text) < 0 ? -1 : 0;
     json_object_put(root);
     return rc;
+}
+
+/* Launches of one kernel are summed into one row, in order of first launch. */
+void emu_stats_print_summary(const EmuDevice *d, FILE *f)
+{
+    size_t n = d->nlaunches, nrows = 0;
+    EmuSummaryRow *rows = calloc(n + 1, sizeof *rows);
+    uint64_t *ctr = calloc((n + 1) * (NCTR + 1), sizeof *ctr);
+    if (!rows || !ctr) {
+        free(rows);
+        free(ctr);
+        return;
+    }
+    for (size_t i = 0; i <= n; i++) { /* row n: the total */
+        size_t r = nrows;
+        for (size_t k = 0; i < n && k < nrows; k++)
+            if (strcmp(rows[k].name, d->launches[i].kernel) == 0)
+                r = k;
+        if (r == nrows) {
+            rows[r].name = i < n ? d->launches[i].kernel : "total";
+            view_init(d, &rows[r].view);
+            rows[r].view.ctr = ctr + r * (NCTR + 1);
+            nrows++;
+        }
+        for (size_t k = 0; k < (i < n ? 1 : n); k++) {
+            size_t l = i < n ? i : k;
+            view_add(d, l, &rows[r].view, ctr + r * (NCTR + 1));
+            rows[r].launches++;
+        }
+    }
+    emu_stats_summary(f, rows, nrows);
+    free(rows);
+    free(ctr);
 }

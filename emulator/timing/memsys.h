@@ -27,5 +27,7 @@ Cycle memsys_next(const MemSys *m, Cycle now);
 /* Nothing in flight. */
 int memsys_idle(const MemSys *m);
 void memsys_dump(const MemSys *m, FILE *f);
+/* The L2 slice that serves address addr (l2.slice_hash; added by the memory side). */
+unsigned memsys_slice(const MemSys *m, uint64_t addr);
 
 #endif

@@ -39,6 +39,8 @@ typedef struct TmAccess {
     uint32_t mask;     /* lanes that access memory */
     uint64_t addr[32]; /* per lane: device address (global/const), byte offset in the
                         * CTA's shared window, or the thread's local offset */
+    uint32_t warp;     /* the warp's slot in its SM (0 when unknown): selects the warp's
+                        * private local-memory region (added by the memory side) */
 } TmAccess;
 
 /* A request between an SM's L1 and the memory system: one 128-byte line with the 32-byte

@@ -85,6 +85,8 @@ typedef struct EmuLaunchStats {
     uint64_t emulated_ns;         /* emulated duration (see emu_device_time_ns) */
     uint64_t printf_bytes;        /* device printf output appended to the FIFO */
     uint64_t printf_dropped;      /* device printf output dropped: the FIFO was full */
+    uint64_t cycles;              /* timing mode: core cycles the launch took; 0 in
+                                   * functional mode */
 } EmuLaunchStats;
 
 /* Creation. The device reads its configuration from the environment (XGPU_CONFIG,
@@ -144,6 +146,10 @@ uint64_t emu_device_time_ns(const EmuDevice *d);
 /* Statistics over the device's lifetime: every launch in order, and totals, as JSON
  * (schema in docs/stats.md). */
 size_t emu_launch_count(const EmuDevice *d);
+/* Timing mode: counter `name` (as in the stats JSON, e.g. "rf.bank_conflicts") of launch
+ * i. EMU_ERR_NOT_FOUND when the name is not a counter or launch i has no timing
+ * counters (functional mode); EMU_ERR_INVALID_VALUE for a bad d or i. */
+EmuStatus emu_launch_counter(const EmuDevice *d, size_t i, const char *name, uint64_t *value);
 const EmuLaunchStats *emu_launch_stats(const EmuDevice *d, size_t i);
 int emu_write_stats_json(const EmuDevice *d, FILE *f);
 

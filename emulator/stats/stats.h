@@ -1,0 +1,52 @@
+/*
+ * stats.h - what the rest of libxgpuemu calls in stats/ (beyond emu_stats_record in
+ * device.h): the timing model's hooks for the interval series and the progress line, the
+ * per-launch counters, and the summary printed when the device is destroyed.
+ *
+ * A timing launch calls, in order: emu_series_begin (cycle 0), emu_interval_record every
+ * emu.interval_cycles cycles (when that key is > 0), emu_progress now and then (every few
+ * thousand cycles: it is cheap and decides itself whether to print), emu_series_end (last
+ * cycle), then emu_stats_record, which attaches the recorded intervals to the launch. All
+ * of them are optional: a launch without them simply has no intervals.
+ */
+#ifndef EMU_STATS_H
+#define EMU_STATS_H
+
+#include "device.h"
+#include "stats/printer.h"
+#include "timing/timing.h"
+
+typedef struct EmuSeries EmuSeries;
+
+/* One interval: counters accumulated over (cycle - cycles, cycle]. */
+typedef struct EmuInterval {
+    Cycle cycle;         /* launch-relative cycle at its end */
+    Cycle cycles;        /* its length */
+    uint64_t warp_insns; /* warp instructions issued in it */
+    TmCounters ctr;      /* counter increments in it */
+} EmuInterval;
+
+/* now: the device's running counters (the same object every call of a launch). */
+void emu_series_begin(EmuDevice *d, const char *kernel, const TmCounters *now);
+/* cycle: launch-relative; warp_insns: warp instructions issued by the launch so far. */
+void emu_interval_record(EmuDevice *d, Cycle cycle, uint64_t warp_insns, const TmCounters *now);
+void emu_progress(EmuDevice *d, Cycle cycle, uint64_t warp_insns);
+/* Records the last partial interval (if the series is on) and clears the progress line. */
+void emu_series_end(EmuDevice *d, Cycle cycle, uint64_t warp_insns, const TmCounters *now);
+
+/* series.c: called by emu_stats_record (moves the pending intervals to launch i), and the
+ * intervals of launch i. */
+void emu_series_launch_done(EmuDevice *d, size_t i);
+const EmuInterval *emu_launch_intervals(const EmuDevice *d, size_t i, size_t *n);
+/* Frees the series state (emu_destroy). */
+void emu_series_free(EmuDevice *d);
+
+/* The timing core's per-launch counter difference (NULL: none, e.g. functional mode).
+ * Defined by the core (timing/); weak here so the printers build and run before it is. */
+const TmCounters *emu_launch_counters(const EmuDevice *d, size_t i) __attribute__((weak));
+
+/* stats.c: the counter view of launch i, and the summary at emu_destroy. */
+void emu_stats_view(const EmuDevice *d, size_t i, EmuStatView *v);
+void emu_stats_print_summary(const EmuDevice *d, FILE *f);
+
+#endif

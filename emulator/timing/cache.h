@@ -1,0 +1,102 @@
+/*
+ * cache.h - a sectored set-associative tag store with MSHRs, shared by the L1 and the L2
+ * slices. It keeps only state (tags, per-sector valid and dirty bits, replacement stamps,
+ * misses in flight); the owning unit decides timing and what to send where.
+ *
+ * A read is planned first (cache_plan: no state changes) and applied afterwards
+ * (cache_apply), so a unit can check that it can send the resulting miss before it
+ * commits. Invariants: a line with an MSHR is "reserved" and is never chosen as a victim;
+ * an MSHR's pending sectors are exactly the sectors requested below and not yet filled;
+ * every waiter's sectors are covered by valid or pending sectors of its line.
+ */
+#ifndef EMU_CACHE_H
+#define EMU_CACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "timing/timing.h"
+
+typedef struct CacheLine {
+    uint64_t addr;  /* line-aligned address */
+    uint64_t stamp; /* replacement order (policy-defined) */
+    uint8_t valid;  /* sectors present */
+    uint8_t dirty;  /* sectors modified (write-back caches) */
+    uint8_t used;   /* the way holds a line (possibly with no valid sector yet) */
+    uint8_t mshr;   /* reserved: a miss to it is in flight */
+} CacheLine;
+
+typedef struct CacheMshr {
+    uint64_t line;    /* line address */
+    uint8_t pending;  /* sectors requested and not yet filled */
+    uint8_t used;
+    unsigned nwait;
+    TmReq *wait;      /* [merge] requests waiting for this line, oldest first */
+} CacheMshr;
+
+typedef struct Cache Cache;
+
+/* Replacement policy: chosen by name (cache_init), two hooks. */
+typedef struct CachePolicy {
+    const char *name;
+    void (*touch)(Cache *c, CacheLine *l, int hit); /* on a hit (hit=1) or an install */
+    CacheLine *(*victim)(Cache *c, CacheLine *set); /* among unreserved ways; NULL if none */
+} CachePolicy;
+
+struct Cache {
+    unsigned sets, ways, line, sector, nsectors;
+    unsigned set_div;  /* set = (addr / line / set_div) mod sets; 1 unless the owner sees
+                        * only every set_div-th line (an L2 slice) */
+    unsigned mshrs, merge, mshrs_used;
+    CacheLine *lines; /* [sets * ways] */
+    CacheMshr *mshr;  /* [mshrs] */
+    TmReq *waitbuf;   /* [mshrs * merge] */
+    const CachePolicy *pol;
+    uint64_t clock;   /* replacement stamps */
+};
+
+typedef enum CacheOutcome {
+    CACHE_HIT,   /* every requested sector is valid */
+    CACHE_MERGE, /* the missing sectors are all pending: wait on the MSHR */
+    CACHE_MISS,  /* fetch plan.fetch (and wait on a new or extended MSHR) */
+    CACHE_STALL, /* no MSHR, no merge slot, or every way of the set reserved */
+} CacheOutcome;
+
+typedef struct CachePlan {
+    CacheOutcome out;
+    uint8_t fetch;        /* CACHE_MISS: sectors to request below */
+    uint8_t sector_miss;  /* CACHE_MISS on a line that was present */
+    CacheLine *line;      /* the line (present, or the victim way to install into) */
+    CacheMshr *mshr;      /* the existing MSHR, or NULL (a new one is needed) */
+    uint64_t evict;       /* a victim's address when it had dirty sectors ... */
+    uint8_t evict_dirty;  /* ... and those sectors (write-back caches write them out) */
+} CachePlan;
+
+/* sets*ways*line bytes; policy by name; mshrs entries holding merge requests each. */
+int cache_init(Cache *c, const char *what, unsigned sets, unsigned ways, unsigned line,
+               unsigned sector, const char *policy, unsigned mshrs, unsigned merge,
+               char *err, size_t n);
+void cache_free(Cache *c);
+uint64_t cache_line_addr(const Cache *c, uint64_t addr);
+CacheLine *cache_find(Cache *c, uint64_t line);
+/* A victim way for line (a free way first), or NULL when every way is reserved. */
+CacheLine *cache_victim(Cache *c, uint64_t line);
+/* Puts line into way l (which cache_victim returned), with no valid sector. */
+void cache_install(Cache *c, CacheLine *l, uint64_t line);
+void cache_touch(Cache *c, CacheLine *l);
+CacheMshr *cache_mshr_find(Cache *c, uint64_t line);
+int cache_mshr_index(const Cache *c, const CacheMshr *m);
+
+/* Read of r->sectors of r->line: what would happen (no state change). */
+void cache_plan(Cache *c, const TmReq *r, CachePlan *p);
+/* Commits a plan made for r just before: hits touch, misses install the line (the caller
+ * has already handled p->evict_dirty), allocate or extend the MSHR and queue r on it.
+ * Returns the MSHR (CACHE_MERGE / CACHE_MISS) or NULL. */
+CacheMshr *cache_apply(Cache *c, const TmReq *r, const CachePlan *p);
+/* Sectors arrived for MSHR m: marks them valid, moves the waiters they complete to out
+ * (at most max; returns how many), frees the MSHR once nothing is pending. */
+unsigned cache_fill(Cache *c, CacheMshr *m, uint8_t sectors, TmReq *out, unsigned max);
+/* Drops every line that is not reserved (kernel boundary). */
+void cache_invalidate(Cache *c);
+void cache_dump(const Cache *c, const char *what, FILE *f);
+
+#endif

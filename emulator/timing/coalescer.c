@@ -1,0 +1,79 @@
+/*
+ * coalescer.c - warp access -> line requests (coalescer.h).
+ *
+ * Every active lane contributes the bytes [addr, addr + size); each byte range is cut at
+ * sector boundaries and the sectors are ORed into the request of their line. Requests
+ * appear in the order of the lowest lane touching them, so the split is deterministic.
+ *
+ * Local memory (docs/timing.md): a thread's local offset off becomes
+ *     LOCAL_BIT | sm << 44 | warp << 34 | ((off / 4) * 32 + lane) * 4 + off % 4
+ * i.e. 4-byte words are interleaved across the warp's 32 lanes inside a region private
+ * to (SM, warp slot). An 8- or 16-byte local access is split into its words, each mapped
+ * separately. The region holds 512 MiB of local memory per thread.
+ */
+#include "timing/coalescer.h"
+
+#define LOCAL_BIT (1ull << 63)
+
+uint64_t coal_local_addr(unsigned sm, unsigned warp, unsigned lane, uint64_t off)
+{
+    return LOCAL_BIT | (uint64_t)sm << 44 | (uint64_t)warp << 34 |
+           (((off / 4) * 32 + lane) * 4 + off % 4);
+}
+
+typedef struct CoalOut {
+    TmReq *req;
+    unsigned n, line, sector;
+} CoalOut;
+
+/* Adds bytes [addr, addr + len) to the request list. */
+static void coal_bytes(CoalOut *o, uint64_t addr, unsigned len)
+{
+    uint64_t end = addr + len;
+    while (addr < end) {
+        uint64_t line = addr & ~(uint64_t)(o->line - 1);
+        uint64_t stop = line + o->line < end ? line + o->line : end;
+        unsigned first = (unsigned)((addr - line) / o->sector);
+        unsigned last = (unsigned)((stop - 1 - line) / o->sector);
+        uint8_t sectors = (uint8_t)(((1u << (last + 1)) - 1) & ~((1u << first) - 1));
+        unsigned i = 0;
+        while (i < o->n && o->req[i].line != line)
+            i++;
+        if (i == o->n) {
+            if (o->n == COAL_MAX)
+                return; /* cannot happen for sizes <= 16 */
+            o->req[o->n++] = (TmReq){.line = line};
+        }
+        o->req[i].sectors |= sectors;
+        addr = stop;
+    }
+}
+
+static void coal_lane(CoalOut *o, const TmAccess *a, unsigned sm, unsigned lane)
+{
+    unsigned size = a->size ? a->size : 1;
+    if (a->space != TM_LOCAL) {
+        coal_bytes(o, a->addr[lane], size);
+        return;
+    }
+    uint64_t off = a->addr[lane], end = off + size;
+    while (off < end) { /* word by word: each word has its own interleaved slot */
+        uint64_t word_end = (off & ~3ull) + 4;
+        unsigned len = (unsigned)((word_end < end ? word_end : end) - off);
+        coal_bytes(o, coal_local_addr(sm, a->warp, lane, off), len);
+        off += len;
+    }
+}
+
+unsigned coal_split(const TmAccess *a, unsigned sm, unsigned line, unsigned sector, TmReq *out)
+{
+    CoalOut o = {out, 0, line, sector};
+    for (unsigned lane = 0; lane < 32; lane++)
+        if (a->mask >> lane & 1)
+            coal_lane(&o, a, sm, lane);
+    for (unsigned i = 0; i < o.n; i++) {
+        out[i].kind = a->kind;
+        out[i].sm = (uint16_t)sm;
+    }
+    return o.n;
+}

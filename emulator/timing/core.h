@@ -1,0 +1,180 @@
+/*
+ * core.h - the SM core's internal structs, shared by the files of one SM's pipeline:
+ * sm.c (the per-cycle order and issue), sched.c (issue policies), scoreboard.c, rf.c
+ * (banks and arbiter), ocu.c (operand collectors), units.c (execution units) and
+ * writeback.c. Not used outside timing/.
+ *
+ * An SM has `max_warps` warp slots; slot s belongs to sub-core s mod core.subcores. A
+ * sub-core owns its scheduler, scoreboard bits (kept per warp), register-file banks,
+ * operand collector units (OCUs), one execution unit per class and its write-back
+ * ports. The cycle order is fixed (sm.c): write-back, arbiter, dispatch, issue.
+ */
+#ifndef EMU_TIMING_CORE_H
+#define EMU_TIMING_CORE_H
+
+#include "device.h"
+#include "timing/ldst.h"
+#include "timing/rng.h"
+#include "timing/timing.h"
+
+/* Execution classes: where an instruction goes after its operands are read. */
+typedef enum TmClass {
+    TC_INT,    /* integer ALU (isa.def INT) */
+    TC_FP,     /* fp32 pipe */
+    TC_DP,     /* fp64 pipe (FP-unit instructions of type f64) */
+    TC_SFU,    /* special functions */
+    TC_TENSOR, /* tensor cores */
+    TC_LDST,   /* memory instructions: the SM's LD/ST unit */
+    TC_CTRL,   /* resolved at issue: no collector, no unit (bra, brc, exit, bar, membar, ...) */
+    TC_COUNT
+} TmClass;
+
+#define TM_MAXSRC 12 /* registers read: up to 6 source operands, pairs expanded */
+#define TM_MAXDST 4
+
+/* Static timing facts of one instruction, by pc (built from the XInsn at launch). */
+typedef struct TmInsn {
+    uint8_t cls;            /* TmClass */
+    uint8_t nsrc, ndst;
+    uint8_t src[TM_MAXSRC]; /* architectural registers read (RZ dropped) */
+    uint8_t dst[TM_MAXDST]; /* registers written */
+} TmInsn;
+
+/* Issue-stall causes, best (closest to issuing) last. */
+typedef enum TmStall {
+    TS_NO_WARP, TS_BARRIER, TS_IBUFFER, TS_SCOREBOARD, TS_UNIT, TS_MEM, TS_COLLECTOR,
+    TS_ISSUED, TS_COUNT
+} TmStall;
+
+typedef struct TmCta TmCta;
+
+/* One warp slot. */
+typedef struct TmWarp {
+    EmuWarp *fw;        /* the functional warp; NULL: the slot is free */
+    TmCta *cta;
+    uint64_t sb[4];     /* scoreboard: a bit per register with a write in flight */
+    Cycle ready_at;     /* earliest issue cycle (instruction buffer refill, barrier release) */
+    uint64_t age;       /* launch order (gto: oldest first) */
+    uint32_t inflight;  /* instructions issued and not yet written back / completed */
+    uint32_t long_ops;  /* of them, memory and SFU ones (two-level demotion) */
+} TmWarp;
+
+/* A resident CTA. */
+struct TmCta {
+    EmuCta c;
+    int live;
+    uint32_t warps_left; /* warp slots still held */
+    uint16_t *slot;      /* slot of each warp */
+};
+
+/* A read request waiting for its bank. */
+typedef struct TmRead {
+    uint16_t ocu;
+    Cycle since; /* cycle it was queued */
+} TmRead;
+
+typedef struct TmBank {
+    TmRead *q;           /* ring buffer */
+    uint32_t head, len, cap;
+    Cycle written;       /* last cycle a write-back took the bank */
+} TmBank;
+
+typedef struct TmOcu {
+    int busy;
+    uint16_t slot;       /* warp */
+    uint8_t cls;
+    uint8_t reads_left;  /* source registers not yet read */
+    Cycle issued;
+    uint64_t seq;        /* issue order (dispatch oldest first) */
+    const TmInsn *ti;
+    uint32_t acc_next;   /* memory: accesses handed to the LD/ST unit so far */
+    int wb;              /* memory: its write-back entry, once dispatch started; else -1 */
+    EmuStep step;        /* what the functional core executed (accesses) */
+} TmOcu;
+
+/* An instruction between dispatch and write-back. */
+typedef struct TmWb {
+    int live;
+    uint16_t sc, slot;
+    uint8_t ndst, is_long;
+    uint8_t dst[TM_MAXDST];
+    uint32_t waiting;   /* memory accesses still outstanding */
+    Cycle at;           /* result ready (TM_NEVER while waiting) */
+    uint64_t seq;
+} TmWb;
+
+typedef struct TmSched TmSched;
+
+typedef struct TmSubcore {
+    uint32_t id;
+    uint16_t *slots;     /* the warp slots of this sub-core, in slot order */
+    uint32_t nslots;
+    TmSched *sched;
+    TmBank *bank;        /* rf.banks_per_subcore */
+    TmOcu *ocu;          /* rf.collectors_per_subcore */
+    Cycle unit_next[TC_COUNT]; /* first cycle each unit accepts a dispatch (II) */
+    uint8_t last_stall;  /* TmStall of the last cycle evaluated (idle skipping) */
+    uint32_t wb_used;    /* write-back ports used this cycle */
+    uint8_t mem_blocked; /* the LD/ST unit refused this sub-core's last access */
+} TmSubcore;
+
+typedef struct TmSm TmSm;
+typedef struct TmGpu TmGpu;
+
+struct TmSm {
+    uint32_t id;
+    TmGpu *gpu;
+    const EmuConfig *cfg;
+    TmCounters *ctr;
+    TmRng *rng;
+    TmWarp *warp;          /* max_warps slots */
+    uint32_t max_warps;
+    TmSubcore *sc;
+    uint32_t nsc;
+    TmCta *cta;            /* core.max_ctas_per_sm */
+    uint32_t ncta_live;
+    uint32_t regs_used, threads_used, warps_used;
+    uint64_t shared_used;
+    TmWb *wb;              /* write-back entries (pool; tag = index) */
+    uint32_t nwb, capwb, wb_live;
+    LdSt *ldst;            /* NULL with core.mem_latency > 0 */
+    uint64_t seq;
+    uint64_t active_warps; /* warps resident now (occupancy) */
+    int changed;           /* a CTA finished this cycle */
+};
+
+/* scoreboard.c */
+void tm_sb_set(TmWarp *w, const TmInsn *ti);
+void tm_sb_clear(TmWarp *w, const uint8_t *dst, unsigned n);
+int tm_sb_blocked(const TmWarp *w, const TmInsn *ti);
+
+/* rf.c: banks and the arbiter */
+int tm_rf_init(TmSubcore *sc, const EmuConfig *cfg);
+void tm_rf_free(TmSubcore *sc, const EmuConfig *cfg);
+void tm_rf_request(TmSm *sm, TmSubcore *sc, uint16_t ocu, const TmInsn *ti, Cycle now);
+int tm_rf_arbitrate(TmSm *sm, TmSubcore *sc, Cycle now);
+/* Takes the bank of register r for a write at cycle now: 0, or -1 if already written. */
+int tm_rf_write(TmSm *sm, TmSubcore *sc, unsigned r, Cycle now);
+int tm_rf_bank_free(const TmSm *sm, const TmSubcore *sc, unsigned r, Cycle now);
+
+/* ocu.c: operand collectors */
+int tm_ocu_alloc(TmSm *sm, TmSubcore *sc); /* a free OCU picked at random, or -1 */
+int tm_ocu_dispatch(TmSm *sm, TmSubcore *sc, Cycle now);
+
+/* units.c */
+Cycle tm_unit_latency(const EmuConfig *cfg, unsigned cls);
+Cycle tm_unit_ii(const EmuConfig *cfg, unsigned cls);
+int tm_unit_ready(const TmSubcore *sc, unsigned cls, Cycle now);
+/* Starts an instruction in its unit at cycle now; returns the cycle its result is ready. */
+Cycle tm_unit_start(TmSm *sm, TmSubcore *sc, unsigned cls, Cycle issued, Cycle now);
+
+/* writeback.c */
+int tm_wb_new(TmSm *sm, const TmSubcore *sc, const TmOcu *o); /* index, or -1 (no memory) */
+int tm_wb_tick(TmSm *sm, Cycle now);
+void tm_wb_mem_done(TmSm *sm, uint64_t tag, Cycle now);
+Cycle tm_wb_next(const TmSm *sm, Cycle now);
+
+/* sm.c: a warp's instruction completed (scoreboard cleared): retire the slot/CTA. */
+void tm_sm_warp_done(TmSm *sm, uint16_t slot);
+
+#endif

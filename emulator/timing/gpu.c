@@ -1,0 +1,325 @@
+/*
+ * gpu.c - the timing model's device loop for one launch: SMs and the memory system, the
+ * CTA scheduler, idle skipping, and the per-launch counters kept on the device.
+ *
+ * Execute-at-issue (DESIGN.md §8): the functional core computes every result when an SM
+ * issues the instruction (emu_warp_step); the units here only decide when. Results are
+ * therefore those of functional mode, CTA placement and warp interleaving aside (which
+ * only matter for racy programs).
+ *
+ * CTA scheduler: round robin over the SMs. CTAs go out in grid order (x fastest); each
+ * goes to the next SM, from the one after the last SM that got a CTA, that has room for
+ * it (warp slots, threads, registers = nregs x threads rounded up to whole warps, shared
+ * memory, core.max_ctas_per_sm). CTAs are placed at the start of the launch's first
+ * cycle and at the start of the cycle after one finishes.
+ *
+ * The loop: every cycle each SM ticks, then the memory system. When nothing happened in
+ * a cycle, nothing can happen before the earliest cycle some unit names (x_next), so the
+ * loop jumps there and accounts the skipped cycles as repeats of the idle one. The
+ * launch ends, after its last cycle, when every CTA has finished and every unit is idle;
+ * `cycles` counts cycles 0 .. last. A launch with no event pending that is not done is a
+ * bug in the model: it dumps every unit and fails with EMU_ERR_LAUNCH_FAILURE.
+ *
+ * Determinism: one splitmix64 generator (rng.h) per launch, seeded from emu.seed; no
+ * host time or host address influences any decision.
+ */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include "stats/stats.h"
+#include "timing/gpu.h"
+#include "timing/sm.h"
+
+/* --- per-pc timing facts ----------------------------------------------------------------- */
+
+static unsigned insn_class(const XInsn *in)
+{
+    int f64 = 0;
+    XUnit u = xisa_insn_unit(in, &f64);
+    switch (u) {
+    case XU_INT: return TC_INT;
+    case XU_FP: return f64 ? TC_DP : TC_FP;
+    case XU_SFU: return TC_SFU;
+    case XU_TENSOR: return TC_TENSOR;
+    case XU_LDST: return (xisa_ops[in->op].flags & XI_MEM) ? TC_LDST : TC_CTRL;
+    default: return TC_CTRL;
+    }
+}
+
+/* Registers of slot i (dst or src) appended to out: RZ dropped, each register once (an
+ * instruction reads a register once however many operands name it). */
+static unsigned operand_regs(const XInsn *in, int dst, unsigned i, uint8_t *out, unsigned n,
+                             unsigned max)
+{
+    unsigned r = dst ? in->dst[i] : in->src[i], k = xisa_operand_regs(in, dst, i);
+    for (unsigned j = 0; j < k && r != XREG_RZ && n < max; j++) {
+        unsigned seen = 0;
+        for (unsigned m = 0; m < n; m++)
+            seen |= out[m] == r + j;
+        if (!seen)
+            out[n++] = (uint8_t)(r + j);
+    }
+    return n;
+}
+
+static void insn_info(const XInsn *in, TmInsn *t)
+{
+    memset(t, 0, sizeof *t);
+    t->cls = (uint8_t)insn_class(in);
+    for (unsigned i = 0; i < 2; i++)
+        t->ndst = (uint8_t)operand_regs(in, 1, i, t->dst, t->ndst, TM_MAXDST);
+    for (unsigned i = 0; i < 6; i++)
+        t->nsrc = (uint8_t)operand_regs(in, 0, i, t->src, t->nsrc, TM_MAXSRC);
+    if (t->cls == TC_CTRL)
+        t->ndst = 0; /* control results (barred, vprintf) are written at issue */
+}
+
+/* --- setup -------------------------------------------------------------------------------- */
+
+static EmuStatus gpu_setup(TmGpu *g, const EmuModule *m, int kernel, char *err, size_t n)
+{
+    const XKernel *k = &m->bin->kernels[kernel];
+    const EmuConfig *c = g->cfg;
+    g->cta_threads = g->x->block.x * g->x->block.y * g->x->block.z;
+    g->cta_warps = g->x->nwarps;
+    g->cta_regs = k->nregs * g->cta_warps * XGPU_WARP_SIZE;
+    g->cta_shared = g->x->shared_size;
+    g->ncta = (uint64_t)g->x->grid.x * g->x->grid.y * g->x->grid.z;
+    if (!c->gpu_sm_count || !c->core_subcores || c->gpu_max_threads_per_sm / 32 / c->core_subcores > 256 ||
+        !c->rf_banks_per_subcore || !c->rf_collectors_per_subcore || !c->core_wb_ports) {
+        snprintf(err, n, "timing model: gpu.sm_count, core.subcores, core.wb_ports and rf.* must "
+                         "be positive, at most 256 warp slots per sub-core");
+        return EMU_ERR_INVALID_CONFIG;
+    }
+    if (g->cta_warps * 32 > c->gpu_max_threads_per_sm || g->cta_regs > c->gpu_regs_per_sm ||
+        g->cta_shared > c->gpu_shared_per_sm) {
+        snprintf(err, n, "one CTA (%u threads, %u registers, %llu shared bytes) does not fit an SM",
+                 g->cta_threads, g->cta_regs, (unsigned long long)g->cta_shared);
+        return EMU_ERR_OUT_OF_RESOURCES;
+    }
+    g->info = calloc(g->kc->count ? g->kc->count : 1, sizeof *g->info);
+    if (!g->info)
+        return EMU_ERR_OUT_OF_MEMORY;
+    for (uint32_t pc = 0; pc < g->kc->count; pc++)
+        insn_info(&m->bin->text[k->code_start + pc], &g->info[pc]);
+    if (!c->core_mem_latency && !(g->mem = memsys_new(c, &g->ctr, err, n)))
+        return EMU_ERR_INVALID_CONFIG;
+    g->sm = calloc(c->gpu_sm_count, sizeof *g->sm);
+    if (!g->sm)
+        return EMU_ERR_OUT_OF_MEMORY;
+    for (g->nsm = 0; g->nsm < c->gpu_sm_count; g->nsm++)
+        if (!(g->sm[g->nsm] = tm_sm_new(g, g->nsm, err, n)))
+            return EMU_ERR_INVALID_CONFIG;
+    return EMU_OK;
+}
+
+static void gpu_free(TmGpu *g)
+{
+    for (uint32_t i = 0; i < g->nsm; i++)
+        tm_sm_free(g->sm[i]);
+    free(g->sm);
+    if (g->mem)
+        memsys_free(g->mem);
+    free(g->info);
+}
+
+/* --- the loop ----------------------------------------------------------------------------- */
+
+static EmuDim3 cta_id(const TmGpu *g, uint64_t i)
+{
+    const EmuDim3 *gr = &g->x->grid;
+    return (EmuDim3){(uint32_t)(i % gr->x), (uint32_t)(i / gr->x % gr->y),
+                     (uint32_t)(i / gr->x / gr->y)};
+}
+
+/* Places waiting CTAs round robin while an SM has room. */
+static EmuStatus place_ctas(TmGpu *g)
+{
+    uint32_t tried = 0;
+    while (g->next_cta < g->ncta && tried < g->nsm) {
+        TmSm *sm = g->sm[g->rr];
+        g->rr = (g->rr + 1) % g->nsm;
+        if (!tm_sm_fits(sm)) {
+            tried++;
+            continue;
+        }
+        EmuStatus s = tm_sm_start_cta(sm, cta_id(g, g->next_cta++), g->now);
+        if (s)
+            return s;
+        tried = 0;
+    }
+    return EMU_OK;
+}
+
+static int gpu_idle(const TmGpu *g)
+{
+    if (g->ctas_done < g->ncta || (g->mem && !memsys_idle(g->mem)))
+        return 0;
+    for (uint32_t i = 0; i < g->nsm; i++)
+        if (!tm_sm_idle(g->sm[i]))
+            return 0;
+    return 1;
+}
+
+static Cycle gpu_next(const TmGpu *g)
+{
+    Cycle next = g->mem ? memsys_next(g->mem, g->now) : TM_NEVER;
+    for (uint32_t i = 0; i < g->nsm; i++) {
+        Cycle t = tm_sm_next(g->sm[i], g->now);
+        next = t < next ? t : next;
+    }
+    return next;
+}
+
+static void gpu_dump(const TmGpu *g, FILE *f)
+{
+    fprintf(f, "timing model stalled at cycle %llu: %llu of %llu CTAs done\n",
+            (unsigned long long)g->now, (unsigned long long)g->ctas_done,
+            (unsigned long long)g->ncta);
+    for (uint32_t i = 0; i < g->nsm; i++)
+        tm_sm_dump(g->sm[i], f);
+    if (g->mem)
+        memsys_dump(g->mem, f);
+}
+
+/* One cycle of every unit; returns whether anything happened. */
+static int gpu_cycle(TmGpu *g)
+{
+    int work = 0, changed = g->now == 0;
+    for (uint32_t i = 0; i < g->nsm; i++) {
+        changed |= g->sm[i]->changed;
+        g->sm[i]->changed = 0;
+    }
+    if (changed && (g->status = place_ctas(g)))
+        return 0;
+    for (uint32_t i = 0; i < g->nsm && !g->status; i++)
+        work |= tm_sm_tick(g->sm[i], g->now);
+    if (g->mem)
+        work |= memsys_tick(g->mem, g->now);
+    for (uint32_t i = 0; i < g->nsm; i++)
+        work |= g->sm[i]->changed;
+    return work;
+}
+
+static EmuStatus gpu_run(TmGpu *g, EmuFault *fault)
+{
+    uint64_t interval = g->cfg->emu_interval_cycles, next_rec = interval;
+    for (;;) {
+        int work = gpu_cycle(g);
+        if (g->status)
+            return g->status;
+        if (gpu_idle(g))
+            return EMU_OK;
+        Cycle next = g->now + 1;
+        if (!work && (next = gpu_next(g)) == TM_NEVER) {
+            gpu_dump(g, stderr);
+            snprintf(fault->message, sizeof fault->message,
+                     "timing model stalled at cycle %llu (units dumped on stderr)",
+                     (unsigned long long)g->now);
+            return EMU_ERR_LAUNCH_FAILURE;
+        }
+        for (uint32_t i = 0; i < g->nsm && next > g->now + 1; i++)
+            tm_sm_skip(g->sm[i], next - g->now - 1);
+        g->now = next;
+        if (interval && g->now >= next_rec) {
+            emu_interval_record(g->d, g->now, g->ctr.warp_insns, &g->ctr);
+            next_rec = g->now - g->now % interval + interval;
+        }
+        if ((g->now & 0x3fff) == 0)
+            emu_progress(g->d, g->now, g->ctr.warp_insns);
+    }
+}
+
+EmuStatus tm_launch(EmuDevice *d, EmuModule *m, int kernel, EmuExec *x, EmuFault *fault,
+                    uint64_t *cycles, TmCounters *ctr)
+{
+    TmGpu *g = calloc(1, sizeof *g);
+    if (!g)
+        return EMU_ERR_OUT_OF_MEMORY;
+    g->d = d, g->cfg = &d->cfg, g->x = x, g->kc = &m->kcode[kernel];
+    tm_rng_seed(&g->rng, d->cfg.emu_seed);
+    x->now = &g->now;
+    EmuStatus s = gpu_setup(g, m, kernel, fault->message, sizeof fault->message);
+    if (!s) {
+        emu_series_begin(d, m->bin->kernels[kernel].name, &g->ctr);
+        s = gpu_run(g, fault);
+        emu_series_end(d, g->now + 1, g->ctr.warp_insns, &g->ctr);
+    }
+    if (s && g->fw) {
+        emu_exec_bind(x, g->fcta);
+        emu_fill_fault(fault, x, m, &m->bin->kernels[kernel], g->fw);
+    }
+    *cycles = g->now + 1;
+    *ctr = g->ctr;
+    x->now = NULL;
+    gpu_free(g);
+    free(g);
+    return s;
+}
+
+/* --- counters per launch ------------------------------------------------------------------- */
+
+typedef struct TmLog {
+    TmCounters **ctr; /* per launch; NULL: functional */
+    size_t n, cap;
+} TmLog;
+
+void tm_record(EmuDevice *d, size_t i, const TmCounters *ctr)
+{
+    TmLog *log = d->tm_log;
+    if (!log && !(log = d->tm_log = calloc(1, sizeof *log)))
+        return;
+    if (i >= log->cap) {
+        size_t cap = i + 1 > 2 * log->cap ? i + 1 : 2 * log->cap;
+        TmCounters **p = realloc(log->ctr, cap * sizeof *p);
+        if (!p)
+            return;
+        memset(p + log->cap, 0, (cap - log->cap) * sizeof *p);
+        log->ctr = p, log->cap = cap;
+    }
+    if (!log->ctr[i] && !(log->ctr[i] = malloc(sizeof *ctr)))
+        return;
+    *log->ctr[i] = *ctr;
+    log->n = i + 1 > log->n ? i + 1 : log->n;
+}
+
+const TmCounters *emu_launch_counters(const EmuDevice *d, size_t i)
+{
+    const TmLog *log = d ? d->tm_log : NULL;
+    return log && i < log->n ? log->ctr[i] : NULL;
+}
+
+void tm_device_free(EmuDevice *d)
+{
+    TmLog *log = d->tm_log;
+    if (!log)
+        return;
+    for (size_t i = 0; i < log->n; i++)
+        free(log->ctr[i]);
+    free(log->ctr);
+    free(log);
+    d->tm_log = NULL;
+}
+
+static const struct {
+    const char *name;
+    size_t offset;
+} counter_names[] = {
+#define TSTAT(field, name, desc) {name, offsetof(TmCounters, field)},
+#include "timing/core_stats.def"
+#include "timing/mem_stats.def"
+#undef TSTAT
+};
+
+EmuStatus emu_launch_counter(const EmuDevice *d, size_t i, const char *name, uint64_t *value)
+{
+    if (!d || i >= d->nlaunches || !name || !value)
+        return EMU_ERR_INVALID_VALUE;
+    const TmCounters *c = emu_launch_counters(d, i);
+    for (size_t k = 0; c && k < sizeof counter_names / sizeof counter_names[0]; k++)
+        if (strcmp(counter_names[k].name, name) == 0) {
+            memcpy(value, (const char *)c + counter_names[k].offset, sizeof *value);
+            return EMU_OK;
+        }
+    return EMU_ERR_NOT_FOUND;
+}

@@ -1,0 +1,49 @@
+/*
+ * gpu.h - the timing model's device: SMs, the memory system, the CTA scheduler and the
+ * cycle loop of one launch (gpu.c), and the per-launch counters kept on the device.
+ */
+#ifndef EMU_TIMING_GPU_H
+#define EMU_TIMING_GPU_H
+
+#include "device.h"
+#include "timing/core.h"
+#include "timing/memsys.h"
+
+/* One launch in timing mode. */
+struct TmGpu {
+    EmuDevice *d;
+    const EmuConfig *cfg;
+    EmuExec *x;
+    const EmuKernelCode *kc;
+    TmInsn *info;           /* per pc */
+    TmSm **sm;
+    uint32_t nsm;
+    MemSys *mem;            /* NULL with core.mem_latency > 0 */
+    TmCounters ctr;
+    TmRng rng;
+    Cycle now;
+    uint64_t ncta, next_cta, ctas_done;
+    uint32_t rr;            /* CTA scheduler: next SM to try */
+    uint64_t age;           /* warps launched so far (gto age) */
+    /* what one CTA needs */
+    uint32_t cta_regs, cta_threads, cta_warps;
+    uint64_t cta_shared;
+    /* the first fault */
+    EmuStatus status;
+    EmuWarp *fw;
+    EmuCta *fcta;
+};
+
+/* Runs the launch x describes (kernel `kernel` of m) in timing mode. Fills *fault on a
+ * guest fault, *cycles and *ctr (this launch's counters) in any case. */
+EmuStatus tm_launch(EmuDevice *d, EmuModule *m, int kernel, EmuExec *x, EmuFault *fault,
+                    uint64_t *cycles, TmCounters *ctr);
+/* Keeps ctr as the counters of launch i (after emu_stats_record). */
+void tm_record(EmuDevice *d, size_t i, const TmCounters *ctr);
+/* Frees what tm_record kept (emu_destroy). */
+void tm_device_free(EmuDevice *d);
+/* The counters of launch i, or NULL (functional launch). Declared for the printers in
+ * stats/stats.h as well. */
+const TmCounters *emu_launch_counters(const EmuDevice *d, size_t i);
+
+#endif

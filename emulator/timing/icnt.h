@@ -1,0 +1,32 @@
+/*
+ * icnt.h - the crossbar between the SMs and the L2 slices, one network per direction.
+ * Every SM and every slice has an injection and an ejection port; a packet occupies each
+ * port it passes for ceil(flits / icnt.port_flits) cycles.
+ */
+#ifndef EMU_ICNT_H
+#define EMU_ICNT_H
+
+#include "config/config.h"
+#include "timing/timing.h"
+
+typedef struct Icnt {
+    unsigned latency, flit_bytes, port_flits, queue, sector, nsm, nslice;
+    Cycle *sm_inject, *sm_eject;       /* [nsm] first cycle each port is free */
+    Cycle *slice_inject, *slice_eject; /* [nslice] */
+    TmCounters *ctr;
+} Icnt;
+
+int icnt_init(Icnt *x, const EmuConfig *cfg, unsigned nsm, unsigned nslice, TmCounters *ctr,
+              char *err, size_t n);
+void icnt_free(Icnt *x);
+/* Flits of r as a request (response = 0) or as its response (1). */
+unsigned icnt_flits(const Icnt *x, const TmReq *r, int response);
+/* Whether SM sm's injection port takes another request at cycle now. */
+int icnt_can_send(const Icnt *x, unsigned sm, Cycle now);
+/* Sends r from its SM to slice (or back): reserves the ports and returns the cycle the
+ * packet's last flit arrives. */
+Cycle icnt_to_slice(Icnt *x, const TmReq *r, unsigned slice, Cycle now);
+Cycle icnt_to_sm(Icnt *x, const TmReq *r, unsigned slice, Cycle now);
+void icnt_dump(const Icnt *x, FILE *f);
+
+#endif

@@ -1,0 +1,106 @@
+/*
+ * l1.c - the L1 data cache of one SM (l1.h).
+ *
+ * Reads: a hit completes hit_latency cycles after the lookup. A miss sends the sectors
+ * that are neither valid nor already pending to L2 and parks the request on the line's
+ * MSHR (allocating the line, LRU victim among ways with no miss in flight); a read whose
+ * missing sectors are all pending merges into the MSHR and sends nothing. The request
+ * completes in the cycle its last sector arrives. Only missing sectors are fetched.
+ * Stores: write-through, no write-allocate; a store to a present line keeps it (the
+ * written sectors are updated in place, valid ones stay valid) and completes when the
+ * memory system accepts it. Atomics are performed at L2: they invalidate a present line
+ * (unless a miss to it is in flight) and complete when L2's response arrives.
+ * The L1 is not coherent; ldst_flush invalidates it at kernel boundaries.
+ */
+#include "timing/l1.h"
+
+#include <stdio.h>
+
+int l1_init(L1 *l, const EmuConfig *cfg, unsigned sm, TmCounters *ctr, char *err, size_t n)
+{
+    uint64_t way_bytes = (uint64_t)cfg->l1_line * cfg->l1_ways;
+    l->sm = sm, l->hit_latency = cfg->l1_hit_latency, l->ctr = ctr, l->mem = NULL;
+    if (!way_bytes || cfg->l1_bytes % way_bytes || cfg->l1_bytes / way_bytes == 0) {
+        snprintf(err, n, "l1.bytes: %llu is not a multiple of l1.line x l1.ways",
+                 (unsigned long long)cfg->l1_bytes);
+        return -1;
+    }
+    return cache_init(&l->c, "l1", (unsigned)(cfg->l1_bytes / way_bytes), cfg->l1_ways,
+                      cfg->l1_line, cfg->l1_sector, cfg->l1_policy, cfg->l1_mshrs,
+                      cfg->l1_mshr_merge, err, n);
+}
+
+void l1_free(L1 *l)
+{
+    cache_free(&l->c);
+}
+
+static L1Result l1_write(L1 *l, const TmReq *r, Cycle now, Cycle *ready)
+{
+    if (memsys_send(l->mem, r, now) < 0)
+        return L1_BLOCKED;
+    l->ctr->l1_writes++;
+    *ready = now;
+    return L1_DONE;
+}
+
+static L1Result l1_atomic(L1 *l, const TmReq *r, Cycle now)
+{
+    TmReq a = *r;
+    a.tag = L1_ATOMIC_TAG | r->tag;
+    if (memsys_send(l->mem, &a, now) < 0)
+        return L1_BLOCKED;
+    CacheLine *line = cache_find(&l->c, r->line);
+    if (line && !line->mshr)
+        line->used = 0, line->valid = 0;
+    l->ctr->l1_atomics++;
+    return L1_WAIT;
+}
+
+static L1Result l1_read(L1 *l, const TmReq *r, Cycle now, int first, Cycle *ready)
+{
+    CachePlan p;
+    cache_plan(&l->c, r, &p);
+    if (p.out == CACHE_STALL) {
+        l->ctr->l1_mshr_stalls += first != 0;
+        return L1_STALL;
+    }
+    if (p.out == CACHE_MISS) {
+        TmReq miss = {.line = r->line, .sectors = p.fetch, .kind = TM_READ,
+                      .sm = (uint16_t)l->sm, .tag = 0, .issued = now};
+        if (memsys_send(l->mem, &miss, now) < 0)
+            return L1_BLOCKED;
+        l->ctr->l1_misses++;
+        l->ctr->l1_sector_misses += p.sector_miss;
+    }
+    cache_apply(&l->c, r, &p);
+    if (p.out == CACHE_HIT) {
+        l->ctr->l1_hits++;
+        *ready = now + l->hit_latency;
+        return L1_DONE;
+    }
+    l->ctr->l1_mshr_merges += p.out == CACHE_MERGE;
+    return L1_WAIT;
+}
+
+L1Result l1_access(L1 *l, const TmReq *r, Cycle now, int first, Cycle *ready)
+{
+    switch (r->kind) {
+    case TM_WRITE: return l1_write(l, r, now, ready);
+    case TM_ATOMIC: return l1_atomic(l, r, now);
+    default: return l1_read(l, r, now, first, ready);
+    }
+}
+
+unsigned l1_fill(L1 *l, const TmReq *resp, TmReq *out)
+{
+    if (resp->tag & L1_ATOMIC_TAG) {
+        out[0] = *resp;
+        out[0].tag &= ~L1_ATOMIC_TAG;
+        return 1;
+    }
+    CacheMshr *m = cache_mshr_find(&l->c, resp->line);
+    if (!m)
+        return 0; /* not ours: cannot happen, the memory system answers each request once */
+    return cache_fill(&l->c, m, resp->sectors, out, l->c.merge);
+}

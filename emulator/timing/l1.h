@@ -1,0 +1,41 @@
+/*
+ * l1.h - one SM's L1 data cache: sectored, LRU (by default), write-through with no
+ * write-allocate, MSHRs with merging. It looks up one line request at a time; the LD/ST
+ * unit (ldst.c) owns the queue of requests, the per-cycle port budget and the warp-level
+ * bookkeeping.
+ */
+#ifndef EMU_L1_H
+#define EMU_L1_H
+
+#include "config/config.h"
+#include "timing/cache.h"
+#include "timing/memsys.h"
+#include "timing/timing.h"
+
+typedef struct L1 {
+    Cache c;
+    unsigned sm, hit_latency;
+    MemSys *mem;
+    TmCounters *ctr;
+} L1;
+
+typedef enum L1Result {
+    L1_DONE,    /* complete at *ready (hits: now + hit latency; stores: now) */
+    L1_WAIT,    /* a fill will complete it (l1_fill hands r back) */
+    L1_STALL,   /* no MSHR / merge slot / way: retry after a fill */
+    L1_BLOCKED, /* the memory system refused the request this cycle: retry next cycle */
+} L1Result;
+
+/* The tag of an atomic's request to L2 carries this bit (reads are matched by line). */
+#define L1_ATOMIC_TAG (1ull << 63)
+
+int l1_init(L1 *l, const EmuConfig *cfg, unsigned sm, TmCounters *ctr, char *err, size_t n);
+void l1_free(L1 *l);
+/* Looks up request r (r->tag: the requester's id, returned by l1_fill) at cycle now.
+ * first: the first attempt for r (stall statistics count once per request). */
+L1Result l1_access(L1 *l, const TmReq *r, Cycle now, int first, Cycle *ready);
+/* A response arrived: fills the line; copies the completed requests to out (at most
+ * l->c.merge) and returns how many. Atomics' responses are returned as they are. */
+unsigned l1_fill(L1 *l, const TmReq *resp, TmReq *out);
+
+#endif

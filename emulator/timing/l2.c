@@ -1,0 +1,115 @@
+/*
+ * l2.c - an L2 slice (l2.h).
+ *
+ * Reads and atomics: a hit responds l2.latency cycles after the lookup; a miss allocates
+ * the line (LRU victim among ways with no miss in flight; a victim with dirty sectors is
+ * written back to DRAM at once, counted in l2.writebacks), takes an MSHR and asks DRAM,
+ * l2.latency cycles after the lookup, for the sectors that are neither valid nor pending;
+ * a read whose missing sectors are all pending merges. Requests waiting on an MSHR are
+ * answered in the cycle their sectors come back from DRAM. Atomics are performed here:
+ * they mark their sectors dirty.
+ * Writes: write-back, write-allocate, no fetch: the written sectors become valid and
+ * dirty (a partial-sector write is treated as covering its sector; the functional model
+ * holds the data). Writes are not answered.
+ * Addresses are global line addresses; the set index skips the slice-selection bits
+ * (cache set_div = l2.slices).
+ */
+#include "timing/l2.h"
+
+#include <stdio.h>
+
+int l2_init(L2Slice *s, const EmuConfig *cfg, unsigned id, TmCounters *ctr, char *err,
+            size_t n)
+{
+    s->id = id, s->latency = cfg->l2_latency, s->ctr = ctr, s->tried = 0;
+    if (cache_init(&s->c, "l2", cfg->l2_sets, cfg->l2_ways, cfg->l1_line, cfg->l1_sector,
+                   cfg->l2_policy, cfg->l2_mshrs, cfg->l2_mshr_merge, err, n) < 0)
+        return -1;
+    s->c.set_div = cfg->l2_slices;
+    return 0;
+}
+
+void l2_free(L2Slice *s)
+{
+    cache_free(&s->c);
+}
+
+static L2Act writeback(uint64_t line, uint8_t dirty, Cycle at)
+{
+    return (L2Act){.kind = L2_DRAM_WRITE, .at = at,
+                   .r = {.line = line, .sectors = dirty, .kind = TM_WRITE}};
+}
+
+static int l2_write(L2Slice *s, const TmReq *r, Cycle t, L2Act *act)
+{
+    int n = 0;
+    CacheLine *l = cache_find(&s->c, r->line);
+    if (l) {
+        cache_touch(&s->c, l);
+    } else {
+        l = cache_victim(&s->c, r->line);
+        if (!l)
+            return -1;
+        if (l->used && l->dirty) {
+            act[n++] = writeback(l->addr, l->dirty, t);
+            s->ctr->l2_writebacks++;
+        }
+        cache_install(&s->c, l, r->line);
+    }
+    l->valid |= r->sectors;
+    l->dirty |= r->sectors;
+    s->ctr->l2_writes++;
+    return n;
+}
+
+static int l2_read(L2Slice *s, const TmReq *r, Cycle t, L2Act *act)
+{
+    CachePlan p;
+    int n = 0;
+    cache_plan(&s->c, r, &p);
+    if (p.out == CACHE_STALL)
+        return -1;
+    if (p.evict_dirty) {
+        act[n++] = writeback(p.evict, p.evict_dirty, t);
+        s->ctr->l2_writebacks++;
+    }
+    cache_apply(&s->c, r, &p);
+    if (r->kind == TM_ATOMIC)
+        p.line->dirty |= r->sectors;
+    if (p.out == CACHE_HIT) {
+        s->ctr->l2_hits++;
+        act[n++] = (L2Act){.kind = L2_RESPOND, .at = t + s->latency, .r = *r};
+    } else if (p.out == CACHE_MISS) {
+        s->ctr->l2_misses++;
+        act[n++] = (L2Act){.kind = L2_DRAM_READ, .at = t + s->latency,
+                           .r = {.line = r->line, .sectors = p.fetch, .kind = TM_READ}};
+    } else {
+        s->ctr->l2_mshr_merges++;
+    }
+    return n;
+}
+
+int l2_access(L2Slice *s, const TmReq *r, Cycle t, L2Act *act)
+{
+    int n = r->kind == TM_WRITE ? l2_write(s, r, t, act) : l2_read(s, r, t, act);
+    if (n < 0) {
+        s->ctr->l2_mshr_stalls += !s->tried;
+        s->tried = 1;
+    } else {
+        s->tried = 0;
+    }
+    return n;
+}
+
+unsigned l2_fill(L2Slice *s, uint64_t line, uint8_t sectors, TmReq *out)
+{
+    CacheMshr *m = cache_mshr_find(&s->c, line);
+    return m ? cache_fill(&s->c, m, sectors, out, s->c.merge) : 0;
+}
+
+void l2_dump(const L2Slice *s, FILE *f)
+{
+    char what[32];
+    snprintf(what, sizeof what, "l2 slice %u", s->id);
+    cache_dump(&s->c, what, f);
+}

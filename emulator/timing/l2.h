@@ -1,0 +1,42 @@
+/*
+ * l2.h - one L2 slice: a sectored, write-back, write-allocate cache with MSHRs. It only
+ * decides; the memory system (memsys.c) turns its actions into timed events.
+ */
+#ifndef EMU_L2_H
+#define EMU_L2_H
+
+#include "config/config.h"
+#include "timing/cache.h"
+#include "timing/timing.h"
+
+typedef enum L2ActKind {
+    L2_RESPOND,    /* send r back to its SM */
+    L2_DRAM_READ,  /* fetch r.sectors of r.line */
+    L2_DRAM_WRITE, /* write back r.sectors of r.line */
+} L2ActKind;
+
+typedef struct L2Act {
+    uint8_t kind;  /* L2ActKind */
+    Cycle at;
+    TmReq r;
+} L2Act;
+
+typedef struct L2Slice {
+    Cache c;
+    unsigned id, latency;
+    int tried;          /* the waiting head request already counted as a stall */
+    TmCounters *ctr;
+} L2Slice;
+
+int l2_init(L2Slice *s, const EmuConfig *cfg, unsigned id, TmCounters *ctr, char *err,
+            size_t n);
+void l2_free(L2Slice *s);
+/* Looks up r at cycle t. Returns the number of actions written to act (at most 2), or
+ * -1 when r must wait (no MSHR, merge slot or way; retry after a fill). */
+int l2_access(L2Slice *s, const TmReq *r, Cycle t, L2Act *act);
+/* DRAM returned sectors of line: copies the requests this completes (at most
+ * l2.mshr_merge) to out, to be answered now. */
+unsigned l2_fill(L2Slice *s, uint64_t line, uint8_t sectors, TmReq *out);
+void l2_dump(const L2Slice *s, FILE *f);
+
+#endif

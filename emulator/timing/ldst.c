@@ -1,0 +1,258 @@
+/*
+ * ldst.c - one SM's load/store unit (ldst.h): the coalescer, the L1 and the shared-memory
+ * banks behind one issue port.
+ *
+ * Global, local, const and param accesses: ldst_issue coalesces the warp access into line
+ * requests and queues them for the L1, which looks up l1.ports requests per cycle,
+ * starting in the issue cycle. A new such access is refused (-1) while the previous one
+ * still has requests waiting for a lookup, so an L1 stall (MSHRs full) or a refused
+ * injection backs up into the issue stage. The access completes when its last request
+ * does (hits: lookup + l1.hit_latency; misses: the cycle the last sector arrives; stores:
+ * the cycle the memory system accepted the last request).
+ * Shared accesses bypass the L1: an access whose lanes need k bank cycles (smem.c) holds
+ * the banks for k cycles (2k for atomics: read then write) and completes smem.latency +
+ * k - 1 cycles after issue (+ k more for atomics); the next shared access is refused
+ * until the banks are free.
+ * The per-cycle lookup budget is kept per cycle, so it does not matter whether the core
+ * calls ldst_tick before or after ldst_issue within a cycle.
+ */
+#include "timing/ldst.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include "timing/coalescer.h"
+#include "timing/l1.h"
+#include "timing/smem.h"
+
+typedef struct LdAccess {
+    uint64_t tag;   /* the core's id */
+    uint64_t seq;   /* issue order (ties in completion order) */
+    Cycle done;     /* latest completion among resolved requests */
+    unsigned left;  /* requests not resolved yet */
+    uint8_t used;
+} LdAccess;
+
+struct LdSt {
+    L1 l1;
+    unsigned sm, ports, smem_banks, smem_bank_bytes, smem_latency;
+    TmCounters *ctr;
+    LdAccess *acc;          /* [nacc] access slots */
+    unsigned nacc, inflight;
+    uint64_t seq;
+    TmReq queue[COAL_MAX];  /* requests of the access being looked up */
+    unsigned qhead, qlen;
+    int stalled;            /* head waits for an MSHR (cleared by a fill) */
+    int head_tried;         /* head already stalled once (statistics) */
+    Cycle port_cycle;       /* lookup budget: cycle and lookups used in it */
+    unsigned port_used;
+    Cycle smem_free;        /* first cycle the shared-memory banks take a new access */
+    TmReq *fillbuf;         /* [l1.mshr_merge] requests one fill completes */
+};
+
+LdSt *ldst_new(const EmuConfig *cfg, unsigned sm, TmCounters *ctr, char *err, size_t n)
+{
+    if (!cfg->l1_ports || !cfg->smem_banks || cfg->smem_banks > 64 || !cfg->smem_bank_bytes) {
+        snprintf(err, n, "l1.ports, smem.banks (1..64) and smem.bank_bytes must be positive");
+        return NULL;
+    }
+    LdSt *u = calloc(1, sizeof *u);
+    if (!u) {
+        snprintf(err, n, "out of memory");
+        return NULL;
+    }
+    if (l1_init(&u->l1, cfg, sm, ctr, err, n) < 0) {
+        free(u);
+        return NULL;
+    }
+    u->sm = sm, u->ports = cfg->l1_ports, u->ctr = ctr;
+    u->smem_banks = cfg->smem_banks, u->smem_bank_bytes = cfg->smem_bank_bytes;
+    u->smem_latency = cfg->smem_latency;
+    u->port_cycle = TM_NEVER;
+    u->fillbuf = calloc(u->l1.c.merge, sizeof *u->fillbuf);
+    if (!u->fillbuf) {
+        snprintf(err, n, "out of memory");
+        ldst_free(u);
+        return NULL;
+    }
+    return u;
+}
+
+void ldst_free(LdSt *u)
+{
+    if (!u)
+        return;
+    l1_free(&u->l1);
+    free(u->acc);
+    free(u->fillbuf);
+    free(u);
+}
+
+void ldst_connect(LdSt *u, MemSys *m)
+{
+    u->l1.mem = m;
+}
+
+/* A free access slot (the table grows; slots are reused). Returns its index or -1. */
+static int acc_alloc(LdSt *u, uint64_t tag)
+{
+    unsigned i = 0;
+    while (i < u->nacc && u->acc[i].used)
+        i++;
+    if (i == u->nacc) {
+        unsigned n = u->nacc ? 2 * u->nacc : 16;
+        LdAccess *a = realloc(u->acc, n * sizeof *a);
+        if (!a)
+            return -1;
+        memset(a + u->nacc, 0, (n - u->nacc) * sizeof *a);
+        u->acc = a, u->nacc = n;
+    }
+    u->acc[i] = (LdAccess){.tag = tag, .seq = u->seq++, .used = 1};
+    u->inflight++;
+    return (int)i;
+}
+
+static void acc_resolve(LdSt *u, unsigned slot, Cycle at)
+{
+    LdAccess *a = &u->acc[slot];
+    if (at > a->done)
+        a->done = at;
+    a->left--;
+}
+
+/* Looks up queued requests while this cycle's budget lasts. Returns lookups done. */
+static int ldst_lookup(LdSt *u, Cycle now)
+{
+    if (u->port_cycle != now)
+        u->port_cycle = now, u->port_used = 0;
+    int work = 0;
+    while (u->qhead < u->qlen && !u->stalled && u->port_used < u->ports) {
+        const TmReq *r = &u->queue[u->qhead];
+        Cycle ready = now;
+        L1Result res = l1_access(&u->l1, r, now, !u->head_tried, &ready);
+        if (res == L1_STALL || res == L1_BLOCKED) {
+            u->stalled = res == L1_STALL;
+            u->head_tried = 1;
+            break;
+        }
+        u->port_used++, u->qhead++, u->head_tried = 0, work++;
+        if (res == L1_DONE)
+            acc_resolve(u, (unsigned)r->tag, ready);
+    }
+    return work;
+}
+
+static int issue_shared(LdSt *u, const TmAccess *a, uint64_t tag, Cycle now)
+{
+    if (now < u->smem_free)
+        return -1;
+    int slot = acc_alloc(u, tag);
+    if (slot < 0)
+        return -1;
+    SmemCost c = smem_cost(a, u->smem_banks, u->smem_bank_bytes);
+    unsigned busy = a->kind == TM_ATOMIC ? 2 * c.cycles : c.cycles;
+    u->smem_free = now + busy;
+    u->acc[slot].done = now + u->smem_latency + busy - 1;
+    u->ctr->smem_accesses++;
+    u->ctr->smem_bank_conflicts += a->kind == TM_ATOMIC ? 2 * c.conflicts : c.conflicts;
+    return 0;
+}
+
+int ldst_issue(LdSt *u, const TmAccess *a, uint64_t tag, Cycle now)
+{
+    if (a->space == TM_SHARED)
+        return issue_shared(u, a, tag, now);
+    if (u->qhead < u->qlen)
+        return -1;
+    int slot = acc_alloc(u, tag);
+    if (slot < 0)
+        return -1;
+    u->qlen = coal_split(a, u->sm, u->l1.c.line, u->l1.c.sector, u->queue);
+    u->qhead = 0, u->stalled = 0, u->head_tried = 0;
+    for (unsigned i = 0; i < u->qlen; i++)
+        u->queue[i].tag = (uint64_t)slot, u->queue[i].issued = now;
+    u->acc[slot].left = u->qlen;
+    u->acc[slot].done = now;
+    u->ctr->ldst_accesses++;
+    u->ctr->coal_requests += u->qlen;
+    for (unsigned i = 0; i < u->qlen; i++)
+        u->ctr->coal_sectors += (uint64_t)__builtin_popcount(u->queue[i].sectors);
+    ldst_lookup(u, now);
+    return 0;
+}
+
+/* Takes the responses that have arrived; each may complete several merged requests. */
+static int ldst_receive(LdSt *u, Cycle now)
+{
+    TmReq resp;
+    int work = 0;
+    while (memsys_recv(u->l1.mem, u->sm, &resp, now)) {
+        unsigned k = l1_fill(&u->l1, &resp, u->fillbuf);
+        for (unsigned i = 0; i < k; i++)
+            acc_resolve(u, (unsigned)u->fillbuf[i].tag, now);
+        u->stalled = 0; /* an MSHR or a way may have been freed */
+        work++;
+    }
+    return work;
+}
+
+int ldst_tick(LdSt *u, Cycle now)
+{
+    int work = u->l1.mem ? ldst_receive(u, now) : 0;
+    return work + ldst_lookup(u, now);
+}
+
+int ldst_done(LdSt *u, uint64_t *tag, Cycle now)
+{
+    LdAccess *best = NULL;
+    for (unsigned i = 0; i < u->nacc && u->inflight; i++) {
+        LdAccess *a = &u->acc[i];
+        if (a->used && !a->left && a->done <= now &&
+            (!best || a->done < best->done || (a->done == best->done && a->seq < best->seq)))
+            best = a;
+    }
+    if (!best)
+        return 0;
+    *tag = best->tag;
+    best->used = 0;
+    u->inflight--;
+    return 1;
+}
+
+Cycle ldst_next(const LdSt *u, Cycle now)
+{
+    Cycle next = TM_NEVER;
+    if (u->qhead < u->qlen && !u->stalled)
+        next = now + 1;
+    for (unsigned i = 0; i < u->nacc && u->inflight; i++) {
+        const LdAccess *a = &u->acc[i];
+        if (a->used && !a->left) {
+            Cycle t = a->done > now ? a->done : now + 1;
+            if (t < next)
+                next = t;
+        }
+    }
+    return next;
+}
+
+int ldst_idle(const LdSt *u)
+{
+    return u->inflight == 0 && u->qhead >= u->qlen;
+}
+
+void ldst_flush(LdSt *u)
+{
+    cache_invalidate(&u->l1.c);
+}
+
+void ldst_dump(const LdSt *u, FILE *f)
+{
+    fprintf(f, "ldst sm %u: %u accesses in flight, %u/%u requests looked up%s, "
+            "smem free at %llu\n", u->sm, u->inflight, u->qhead, u->qlen,
+            u->stalled ? " (stalled on MSHRs)" : "", (unsigned long long)u->smem_free);
+    for (unsigned i = 0; i < u->nacc; i++)
+        if (u->acc[i].used)
+            fprintf(f, "  access tag %llu: %u requests left, done >= %llu\n",
+                    (unsigned long long)u->acc[i].tag, u->acc[i].left,
+                    (unsigned long long)u->acc[i].done);
+    cache_dump(&u->l1.c, "  l1", f);
+}

@@ -1,0 +1,422 @@
+/*
+ * memsys.c - the memory system below the L1s (memsys.h): crossbar (icnt.c), L2 slices
+ * (l2.c) and DRAM channels (dram.c), driven by one time-ordered loop.
+ *
+ * Path of a read miss: memsys_send reserves the crossbar and queues the request at its
+ * slice with its arrival cycle; the slice looks up one request per cycle, in arrival
+ * order (a request that cannot get an MSHR blocks its slice until a fill); a hit's
+ * response leaves the slice l2.latency cycles later; a miss reaches its DRAM channel
+ * l2.latency cycles after the lookup, and the data comes back to the slice at the cycle
+ * dram.c computes, which answers every request waiting on the line at once; responses
+ * cross back and wait in their SM's queue for memsys_recv.
+ * Pending work is kept as timed events (a binary heap ordered by cycle, then creation
+ * order) plus the slices' and channels' own next times; memsys_tick(now) handles all of
+ * it up to now in time order (events first at equal cycles, then slices, then channels,
+ * each by index), so skipping idle cycles gives the same result as ticking every cycle.
+ *
+ * Address mapping, with L = address / line size and b = ceil(log2(l2.slices)):
+ *   slice   = L mod slices                              (l2.slice_hash = mod)
+ *           = (L xor L >> b xor L >> 2b) mod slices     (xor)
+ *   channel = slice mod dram.channels
+ *   local   = (L / slices) x ceil(slices / channels) + slice / channels
+ *   bank    = (local / lines per row) mod dram.banks;  row = local / (lines per row x banks)
+ * so each channel sees its lines densely numbered and a row holds row_bytes / line
+ * consecutive lines of one channel. (With xor and a slice count that is not a power of
+ * two, two lines may share a DRAM location: only their timing interacts, which is
+ * harmless; with a power of two the mapping is one-to-one.)
+ */
+#include "timing/memsys.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+#include "timing/dram.h"
+#include "timing/icnt.h"
+#include "timing/l2.h"
+
+typedef struct MsItem {
+    Cycle at;
+    TmReq r;
+} MsItem;
+
+typedef struct MsQueue { /* growable ring of items in arrival order */
+    MsItem *v;
+    unsigned head, n, cap;
+} MsQueue;
+
+typedef enum MsEvKind {
+    EV_RESPOND, /* r leaves slice for its SM */
+    EV_DRAM,    /* r (read or write-back) reaches the slice's DRAM channel */
+    EV_FILL,    /* DRAM data for r.line, r.sectors is back at slice */
+} MsEvKind;
+
+typedef struct MsEvent {
+    Cycle at;
+    uint64_t seq;
+    uint8_t kind;   /* MsEvKind */
+    uint16_t slice;
+    TmReq r;
+} MsEvent;
+
+typedef struct MsSlice {
+    L2Slice l2;
+    MsQueue in;    /* requests from the crossbar */
+    Cycle free;    /* next lookup no earlier than this */
+    int blocked;   /* head waits for a fill */
+} MsSlice;
+
+struct MemSys {
+    unsigned nsm, nslice, nchan, slice_bits, line, lines_per_row, banks, nsub;
+    int xor_hash;
+    Icnt icnt;
+    MsSlice *slice;
+    DramChan *chan;
+    MsQueue *to_sm;   /* [nsm] responses with their arrival cycle */
+    MsEvent *ev;      /* binary heap */
+    unsigned nev, evcap;
+    uint64_t seq;
+    TmReq *fillbuf;   /* [l2.mshr_merge] */
+    TmCounters *ctr;
+};
+
+static int q_push(MsQueue *q, Cycle at, const TmReq *r)
+{
+    if (q->n == q->cap) {
+        unsigned cap = q->cap ? 2 * q->cap : 32;
+        MsItem *v = malloc(cap * sizeof *v);
+        if (!v)
+            return -1;
+        for (unsigned i = 0; i < q->n; i++)
+            v[i] = q->v[(q->head + i) % q->cap];
+        free(q->v);
+        q->v = v, q->head = 0, q->cap = cap;
+    }
+    q->v[(q->head + q->n++) % q->cap] = (MsItem){at, *r};
+    return 0;
+}
+
+static const MsItem *q_front(const MsQueue *q)
+{
+    return q->n ? &q->v[q->head] : NULL;
+}
+
+static void q_pop(MsQueue *q)
+{
+    q->head = (q->head + 1) % q->cap;
+    q->n--;
+}
+
+static int ev_less(const MsEvent *a, const MsEvent *b)
+{
+    return a->at < b->at || (a->at == b->at && a->seq < b->seq);
+}
+
+static void ev_push(MemSys *m, Cycle at, MsEvKind kind, unsigned slice, const TmReq *r)
+{
+    if (m->nev == m->evcap) {
+        unsigned cap = m->evcap ? 2 * m->evcap : 64;
+        MsEvent *v = realloc(m->ev, cap * sizeof *v);
+        if (!v)
+            return; /* out of memory: the request is lost and the core reports a deadlock */
+        m->ev = v, m->evcap = cap;
+    }
+    unsigned i = m->nev++;
+    MsEvent e = {at, m->seq++, (uint8_t)kind, (uint16_t)slice, *r};
+    while (i && ev_less(&e, &m->ev[(i - 1) / 2])) {
+        m->ev[i] = m->ev[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    m->ev[i] = e;
+}
+
+static MsEvent ev_pop(MemSys *m)
+{
+    MsEvent top = m->ev[0], last = m->ev[--m->nev];
+    unsigned i = 0;
+    for (;;) {
+        unsigned c = 2 * i + 1;
+        if (c >= m->nev)
+            break;
+        if (c + 1 < m->nev && ev_less(&m->ev[c + 1], &m->ev[c]))
+            c++;
+        if (!ev_less(&m->ev[c], &last))
+            break;
+        m->ev[i] = m->ev[c];
+        i = c;
+    }
+    if (m->nev)
+        m->ev[i] = last;
+    return top;
+}
+
+static unsigned ms_slice(const MemSys *m, uint64_t addr)
+{
+    uint64_t l = addr / m->line;
+    if (!m->xor_hash)
+        return (unsigned)(l % m->nslice);
+    return (unsigned)((l ^ l >> m->slice_bits ^ l >> 2 * m->slice_bits) % m->nslice);
+}
+
+static DramReq ms_dram_req(const MemSys *m, const TmReq *r, unsigned slice, unsigned *chan)
+{
+    uint64_t local = r->line / m->line / m->nslice * m->nsub + slice / m->nchan;
+    *chan = slice % m->nchan;
+    return (DramReq){.line = r->line, .row = local / m->lines_per_row / m->banks,
+                     .bank = (unsigned)(local / m->lines_per_row % m->banks),
+                     .slice = (uint16_t)slice, .sectors = r->sectors,
+                     .write = r->kind == TM_WRITE};
+}
+
+static int ms_check(const EmuConfig *cfg, char *err, size_t n)
+{
+    const char *hash = cfg->l2_slice_hash;
+    if (!cfg->gpu_sm_count || !cfg->l2_slices || cfg->l2_slices > 65535 || !cfg->dram_channels) {
+        snprintf(err, n, "gpu.sm_count, l2.slices and dram.channels must be positive");
+        return -1;
+    }
+    if (strcmp(hash, "mod") && strcmp(hash, "xor")) {
+        snprintf(err, n, "l2.slice_hash: unknown hash '%s' (mod, xor)", hash);
+        return -1;
+    }
+    if (cfg->dram_row_bytes < cfg->l1_line) {
+        snprintf(err, n, "dram.row_bytes: %u is smaller than a line (%u)", cfg->dram_row_bytes,
+                 cfg->l1_line);
+        return -1;
+    }
+    return 0;
+}
+
+static int ms_init_units(MemSys *m, const EmuConfig *cfg, char *err, size_t n)
+{
+    if (icnt_init(&m->icnt, cfg, m->nsm, m->nslice, m->ctr, err, n) < 0)
+        return -1;
+    for (unsigned i = 0; i < m->nslice; i++)
+        if (l2_init(&m->slice[i].l2, cfg, i, m->ctr, err, n) < 0)
+            return -1;
+    for (unsigned i = 0; i < m->nchan; i++)
+        if (dram_init(&m->chan[i], cfg, m->ctr, err, n) < 0)
+            return -1;
+    return 0;
+}
+
+MemSys *memsys_new(const EmuConfig *cfg, TmCounters *ctr, char *err, size_t n)
+{
+    if (ms_check(cfg, err, n) < 0)
+        return NULL;
+    MemSys *m = calloc(1, sizeof *m);
+    if (!m) {
+        snprintf(err, n, "out of memory");
+        return NULL;
+    }
+    m->nsm = cfg->gpu_sm_count, m->nslice = cfg->l2_slices, m->nchan = cfg->dram_channels;
+    m->line = cfg->l1_line, m->banks = cfg->dram_banks ? cfg->dram_banks : 1;
+    m->lines_per_row = cfg->dram_row_bytes / cfg->l1_line;
+    m->nsub = (m->nslice + m->nchan - 1) / m->nchan;
+    m->xor_hash = strcmp(cfg->l2_slice_hash, "xor") == 0;
+    while ((1u << m->slice_bits) < m->nslice)
+        m->slice_bits++;
+    m->ctr = ctr;
+    m->slice = calloc(m->nslice, sizeof *m->slice);
+    m->chan = calloc(m->nchan, sizeof *m->chan);
+    m->to_sm = calloc(m->nsm, sizeof *m->to_sm);
+    m->fillbuf = calloc(cfg->l2_mshr_merge ? cfg->l2_mshr_merge : 1, sizeof *m->fillbuf);
+    if (!m->slice || !m->chan || !m->to_sm || !m->fillbuf) {
+        snprintf(err, n, "out of memory");
+        memsys_free(m);
+        return NULL;
+    }
+    if (ms_init_units(m, cfg, err, n) < 0) {
+        memsys_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+void memsys_free(MemSys *m)
+{
+    if (!m)
+        return;
+    icnt_free(&m->icnt);
+    for (unsigned i = 0; m->slice && i < m->nslice; i++) {
+        l2_free(&m->slice[i].l2);
+        free(m->slice[i].in.v);
+    }
+    for (unsigned i = 0; m->chan && i < m->nchan; i++)
+        dram_free(&m->chan[i]);
+    for (unsigned i = 0; m->to_sm && i < m->nsm; i++)
+        free(m->to_sm[i].v);
+    free(m->slice);
+    free(m->chan);
+    free(m->to_sm);
+    free(m->fillbuf);
+    free(m->ev);
+    free(m);
+}
+
+int memsys_send(MemSys *m, const TmReq *r, Cycle now)
+{
+    assert(r->sm < m->nsm);
+    if (!icnt_can_send(&m->icnt, r->sm, now)) {
+        m->ctr->icnt_inject_stalls++;
+        return -1;
+    }
+    unsigned s = ms_slice(m, r->line);
+    Cycle at = icnt_to_slice(&m->icnt, r, s, now);
+    return q_push(&m->slice[s].in, at, r);
+}
+
+static Cycle slice_next(const MsSlice *s)
+{
+    const MsItem *h = q_front(&s->in);
+    if (!h || s->blocked)
+        return TM_NEVER;
+    return h->at > s->free ? h->at : s->free;
+}
+
+/* Turns the slice's decisions into events. */
+static void ms_act(MemSys *m, unsigned slice, const L2Act *act, int n)
+{
+    for (int i = 0; i < n; i++)
+        ev_push(m, act[i].at, act[i].kind == L2_RESPOND ? EV_RESPOND : EV_DRAM, slice,
+                &act[i].r);
+}
+
+static void slice_step(MemSys *m, unsigned i, Cycle t)
+{
+    MsSlice *s = &m->slice[i];
+    L2Act act[2];
+    int n = l2_access(&s->l2, &q_front(&s->in)->r, t, act);
+    if (n < 0) {
+        s->blocked = 1;
+        return;
+    }
+    q_pop(&s->in);
+    s->free = t + 1;
+    ms_act(m, i, act, n);
+}
+
+static void chan_step(MemSys *m, unsigned i)
+{
+    DramDone d;
+    if (dram_pick(&m->chan[i], &d) && !d.req.write) {
+        TmReq r = {.line = d.req.line, .sectors = d.req.sectors, .kind = TM_READ};
+        ev_push(m, d.at, EV_FILL, d.req.slice, &r);
+    }
+}
+
+static void ev_step(MemSys *m)
+{
+    MsEvent e = ev_pop(m);
+    if (e.kind == EV_RESPOND) {
+        Cycle at = icnt_to_sm(&m->icnt, &e.r, e.slice, e.at);
+        q_push(&m->to_sm[e.r.sm], at, &e.r);
+    } else if (e.kind == EV_DRAM) {
+        unsigned ch;
+        DramReq d = ms_dram_req(m, &e.r, e.slice, &ch);
+        dram_push(&m->chan[ch], &d, e.at);
+    } else {
+        MsSlice *s = &m->slice[e.slice];
+        unsigned k = l2_fill(&s->l2, e.r.line, e.r.sectors, m->fillbuf);
+        for (unsigned i = 0; i < k; i++)
+            ev_push(m, e.at, EV_RESPOND, e.slice, &m->fillbuf[i]);
+        s->blocked = 0;
+    }
+}
+
+int memsys_tick(MemSys *m, Cycle now)
+{
+    int work = 0;
+    for (;;) {
+        Cycle t = m->nev ? m->ev[0].at : TM_NEVER;
+        int unit = -1; /* -1: event; [0, nslice): slice; above: channel */
+        for (unsigned i = 0; i < m->nslice; i++) {
+            Cycle st = slice_next(&m->slice[i]);
+            if (st < t)
+                t = st, unit = (int)i;
+        }
+        for (unsigned i = 0; i < m->nchan; i++) {
+            Cycle ct = dram_next(&m->chan[i]);
+            if (ct < t)
+                t = ct, unit = (int)(m->nslice + i);
+        }
+        if (t == TM_NEVER || t > now)
+            break;
+        if (unit < 0)
+            ev_step(m);
+        else if ((unsigned)unit < m->nslice)
+            slice_step(m, (unsigned)unit, t);
+        else
+            chan_step(m, (unsigned)unit - m->nslice);
+        work++;
+    }
+    return work;
+}
+
+int memsys_recv(MemSys *m, unsigned sm, TmReq *r, Cycle now)
+{
+    const MsItem *h = q_front(&m->to_sm[sm]);
+    if (!h || h->at > now)
+        return 0;
+    *r = h->r;
+    q_pop(&m->to_sm[sm]);
+    return 1;
+}
+
+Cycle memsys_next(const MemSys *m, Cycle now)
+{
+    Cycle t = m->nev ? m->ev[0].at : TM_NEVER;
+    for (unsigned i = 0; i < m->nslice; i++) {
+        Cycle st = slice_next(&m->slice[i]);
+        t = st < t ? st : t;
+    }
+    for (unsigned i = 0; i < m->nchan; i++) {
+        Cycle ct = dram_next(&m->chan[i]);
+        t = ct < t ? ct : t;
+    }
+    for (unsigned i = 0; i < m->nsm; i++) {
+        const MsItem *h = q_front(&m->to_sm[i]);
+        if (h && h->at < t)
+            t = h->at;
+    }
+    return t == TM_NEVER || t > now ? t : now + 1;
+}
+
+int memsys_idle(const MemSys *m)
+{
+    if (m->nev)
+        return 0;
+    for (unsigned i = 0; i < m->nslice; i++)
+        if (m->slice[i].in.n)
+            return 0;
+    for (unsigned i = 0; i < m->nchan; i++)
+        if (!dram_idle(&m->chan[i]))
+            return 0;
+    for (unsigned i = 0; i < m->nsm; i++)
+        if (m->to_sm[i].n)
+            return 0;
+    return 1;
+}
+
+void memsys_dump(const MemSys *m, FILE *f)
+{
+    fprintf(f, "memsys: %u events pending%s\n", m->nev, m->nev ? "" : " (none)");
+    if (m->nev)
+        fprintf(f, "  next event at %llu\n", (unsigned long long)m->ev[0].at);
+    icnt_dump(&m->icnt, f);
+    for (unsigned i = 0; i < m->nslice; i++) {
+        fprintf(f, "slice %u: %u queued%s, free at %llu\n", i, m->slice[i].in.n,
+                m->slice[i].blocked ? " (blocked on MSHRs)" : "",
+                (unsigned long long)m->slice[i].free);
+        l2_dump(&m->slice[i].l2, f);
+    }
+    for (unsigned i = 0; i < m->nchan; i++)
+        dram_dump(&m->chan[i], i, f);
+    for (unsigned i = 0; i < m->nsm; i++)
+        if (m->to_sm[i].n)
+            fprintf(f, "sm %u: %u responses waiting\n", i, m->to_sm[i].n);
+}
+
+unsigned memsys_slice(const MemSys *m, uint64_t addr)
+{
+    return ms_slice(m, addr);
+}

@@ -1,0 +1,84 @@
+/*
+ * ocu.c - operand collector units. At issue an instruction takes a free OCU picked at
+ * random (the device's seeded generator) among the sub-core's free ones; the register
+ * reads of its sources are queued at the banks (rf.c). Once every source has been read
+ * and its unit accepts it, the instruction dispatches and the OCU is freed; OCUs that
+ * are ready in the same cycle dispatch oldest first. A memory instruction dispatches
+ * when the LD/ST unit has taken every access (one space per TmAccess; ldst_issue may
+ * refuse, and the OCU then retries the next cycle), or with core.mem_latency set, into
+ * an ideal memory that answers after that many cycles.
+ */
+#include "timing/core.h"
+
+int tm_ocu_alloc(TmSm *sm, TmSubcore *sc)
+{
+    uint32_t n = sm->cfg->rf_collectors_per_subcore, nfree = 0;
+    for (uint32_t i = 0; i < n; i++)
+        nfree += !sc->ocu[i].busy;
+    if (!nfree)
+        return -1;
+    uint32_t pick = nfree > 1 ? tm_rng_below(sm->rng, nfree) : 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (!sc->ocu[i].busy && pick-- == 0)
+            return (int)i;
+    return -1;
+}
+
+/* Hands the remaining accesses of a memory instruction to the LD/ST unit. Returns 1
+ * when all are taken. */
+static int mem_dispatch(TmSm *sm, TmSubcore *sc, TmOcu *o, Cycle now)
+{
+    while (o->acc_next < o->step.nacc) {
+        if (ldst_issue(sm->ldst, &o->step.acc[o->acc_next], (uint64_t)o->wb, now) < 0)
+            return sc->mem_blocked = 1, 0;
+        o->acc_next++;
+    }
+    sc->mem_blocked = 0;
+    return 1;
+}
+
+/* Dispatches OCU o if it can; returns 1 when it did (the OCU is free again). */
+static int dispatch_one(TmSm *sm, TmSubcore *sc, TmOcu *o, Cycle now)
+{
+    if (o->reads_left || o->issued >= now)
+        return 0;
+    if (o->wb < 0) {
+        if (!tm_unit_ready(sc, o->cls, now))
+            return 0;
+        o->wb = tm_wb_new(sm, sc, o);
+        if (o->wb < 0)
+            return 0;
+        Cycle at = tm_unit_start(sm, sc, o->cls, o->issued, now);
+        TmWb *e = &sm->wb[o->wb];
+        if (o->cls != TC_LDST || !sm->ldst)
+            e->at = at;
+        else
+            e->waiting = o->step.nacc;
+    }
+    if (sm->wb[o->wb].at == TM_NEVER && !mem_dispatch(sm, sc, o, now))
+        return 0;
+    if (sm->wb[o->wb].at == TM_NEVER && !o->step.nacc)
+        sm->wb[o->wb].at = now + 1; /* no lane touched memory */
+    o->busy = 0;
+    return 1;
+}
+
+int tm_ocu_dispatch(TmSm *sm, TmSubcore *sc, Cycle now)
+{
+    int work = 0;
+    uint32_t n = sm->cfg->rf_collectors_per_subcore;
+    uint64_t after = 0; /* seq of the last one tried: oldest first, each tried once */
+    for (;;) {
+        TmOcu *best = NULL;
+        for (uint32_t i = 0; i < n; i++) {
+            TmOcu *o = &sc->ocu[i];
+            if (o->busy && !o->reads_left && o->issued < now && o->seq >= after &&
+                (!best || o->seq < best->seq))
+                best = o;
+        }
+        if (!best)
+            return work;
+        after = best->seq + 1;
+        work |= dispatch_one(sm, sc, best, now);
+    }
+}

@@ -1,0 +1,86 @@
+/*
+ * rf.c - a sub-core's register-file banks and their arbiter.
+ *
+ * Register r of a warp lives in bank r mod rf.banks_per_subcore (a 64-bit operand's two
+ * registers therefore sit in different banks when there are two or more). A bank is
+ * single-ported: one read or one write per cycle, and writes win (write-back runs first
+ * in the cycle and marks the bank). Each bank keeps a FIFO of read requests; at issue an
+ * instruction queues one request per source register. Every cycle the arbiter grants
+ * the oldest request of each bank the write-back left free. A request queued at cycle t
+ * is first eligible at t + 1; one granted later than that waited behind another access
+ * of its bank and counts as a bank conflict. An OCU can take one operand per bank per
+ * cycle, which a bank granting one read per cycle already guarantees.
+ */
+#include <stdlib.h>
+#include "timing/core.h"
+
+int tm_rf_init(TmSubcore *sc, const EmuConfig *cfg)
+{
+    uint32_t nb = cfg->rf_banks_per_subcore, cap = cfg->rf_collectors_per_subcore * TM_MAXSRC;
+    sc->bank = calloc(nb, sizeof *sc->bank);
+    if (!sc->bank)
+        return -1;
+    for (uint32_t b = 0; b < nb; b++) {
+        sc->bank[b].q = calloc(cap, sizeof *sc->bank[b].q);
+        sc->bank[b].cap = cap;
+        sc->bank[b].written = TM_NEVER;
+        if (!sc->bank[b].q)
+            return -1;
+    }
+    return 0;
+}
+
+void tm_rf_free(TmSubcore *sc, const EmuConfig *cfg)
+{
+    for (uint32_t b = 0; sc->bank && b < cfg->rf_banks_per_subcore; b++)
+        free(sc->bank[b].q);
+    free(sc->bank);
+}
+
+static TmBank *bank_of(const TmSm *sm, const TmSubcore *sc, unsigned r)
+{
+    return &sc->bank[r % sm->cfg->rf_banks_per_subcore];
+}
+
+void tm_rf_request(TmSm *sm, TmSubcore *sc, uint16_t ocu, const TmInsn *ti, Cycle now)
+{
+    for (unsigned i = 0; i < ti->nsrc; i++) {
+        TmBank *b = bank_of(sm, sc, ti->src[i]);
+        b->q[(b->head + b->len++) % b->cap] = (TmRead){ocu, now};
+    }
+}
+
+int tm_rf_arbitrate(TmSm *sm, TmSubcore *sc, Cycle now)
+{
+    int work = 0;
+    for (uint32_t i = 0; i < sm->cfg->rf_banks_per_subcore; i++) {
+        TmBank *b = &sc->bank[i];
+        if (!b->len || b->written == now)
+            continue;
+        TmRead *r = &b->q[b->head];
+        if (r->since >= now) /* queued this cycle: eligible next cycle */
+            continue;
+        sc->ocu[r->ocu].reads_left--;
+        sm->ctr->rf_bank_reads++;
+        sm->ctr->rf_bank_conflicts += r->since + 1 < now;
+        b->head = (b->head + 1) % b->cap;
+        b->len--;
+        work = 1;
+    }
+    return work;
+}
+
+int tm_rf_bank_free(const TmSm *sm, const TmSubcore *sc, unsigned r, Cycle now)
+{
+    return bank_of(sm, sc, r)->written != now;
+}
+
+int tm_rf_write(TmSm *sm, TmSubcore *sc, unsigned r, Cycle now)
+{
+    TmBank *b = bank_of(sm, sc, r);
+    if (b->written == now)
+        return -1;
+    b->written = now;
+    sm->ctr->rf_bank_writes++;
+    return 0;
+}

@@ -1,0 +1,152 @@
+/*
+ * sched.c - the issue scheduler policies.
+ *
+ * lrr: loose round robin; the sub-core's warp slots in slot order, starting after the
+ *   warp that issued last.
+ * gto: greedy then oldest; the warp that issued last keeps priority while it can issue,
+ *   then the other warps by age (the order their CTAs were launched, then warp id).
+ * two-level: an active set of core.sched_active warps scheduled round robin; a warp of
+ *   the set that stalls on a long-latency operation (a pending memory or SFU result, or
+ *   a barrier) moves to the back of the pending FIFO and the FIFO's head joins the set.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "timing/sched.h"
+
+/* Round robin over the sub-core's slots, starting after the warp that issued last. */
+static uint32_t lrr_order(TmSched *s, const TmSm *sm, const TmSubcore *sc, uint16_t *out)
+{
+    uint32_t n = 0, start = s->greedy < 0 ? 0 : ((uint32_t)s->greedy - sc->id) / sm->nsc + 1;
+    for (uint32_t k = 0; k < sc->nslots; k++) {
+        uint16_t slot = sc->slots[(start + k) % sc->nslots];
+        if (sm->warp[slot].fw)
+            out[n++] = slot;
+    }
+    return n;
+}
+
+/* Every policy remembers the warp that issued last. */
+static void note_issued(TmSched *s, uint16_t slot)
+{
+    s->greedy = slot;
+}
+
+static void no_long_stall(TmSched *s, uint16_t slot)
+{
+    (void)s, (void)slot;
+}
+
+/* s->byage holds the live slots oldest first: warps are added in launch order. */
+static uint32_t gto_order(TmSched *s, const TmSm *sm, const TmSubcore *sc, uint16_t *out)
+{
+    (void)sm, (void)sc;
+    uint32_t n = 0;
+    if (s->greedy >= 0)
+        out[n++] = (uint16_t)s->greedy;
+    for (uint32_t k = 0; k < s->nage; k++)
+        if ((int)s->byage[k] != s->greedy)
+            out[n++] = s->byage[k];
+    return n;
+}
+
+/* --- two-level ------------------------------------------------------------------------- */
+
+static void list_remove(uint16_t *a, uint32_t *n, uint16_t slot)
+{
+    for (uint32_t i = 0; i < *n; i++)
+        if (a[i] == slot) {
+            memmove(a + i, a + i + 1, (*n - i - 1) * sizeof *a);
+            (*n)--;
+            return;
+        }
+}
+
+static void two_fill(TmSched *s)
+{
+    while (s->nactive < s->active_max && s->npend) {
+        s->active[s->nactive++] = s->pend[0];
+        list_remove(s->pend, &s->npend, s->pend[0]);
+    }
+}
+
+static uint32_t two_order(TmSched *s, const TmSm *sm, const TmSubcore *sc, uint16_t *out)
+{
+    (void)sm, (void)sc;
+    two_fill(s);
+    uint32_t n = 0, start = 0;
+    for (uint32_t i = 0; i < s->nactive; i++)
+        if ((int)s->active[i] == s->greedy)
+            start = i + 1;
+    for (uint32_t k = 0; k < s->nactive; k++)
+        out[n++] = s->active[(start + k) % s->nactive];
+    return n;
+}
+
+static void two_long_stall(TmSched *s, uint16_t slot)
+{
+    if (!s->npend)
+        return; /* nobody to swap in */
+    list_remove(s->active, &s->nactive, slot);
+    s->pend[s->npend++] = slot;
+    two_fill(s);
+}
+
+static const TmSchedOps sched_ops[] = {
+    /* name         order            issued           long_stall */
+    {"lrr",         lrr_order,       note_issued,     no_long_stall},
+    {"gto",         gto_order,       note_issued,     no_long_stall},
+    {"two-level",   two_order,       note_issued,     two_long_stall},
+};
+
+const TmSchedOps *tm_sched_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof sched_ops / sizeof sched_ops[0]; i++)
+        if (strcmp(sched_ops[i].name, name) == 0)
+            return &sched_ops[i];
+    return NULL;
+}
+
+TmSched *tm_sched_new(const TmSchedOps *ops, uint32_t nslots, uint32_t active_max)
+{
+    TmSched *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->ops = ops;
+    s->greedy = -1;
+    s->active_max = active_max ? active_max : 1;
+    s->active = calloc(nslots + 1, sizeof *s->active);
+    s->pend = calloc(nslots + 1, sizeof *s->pend);
+    s->byage = calloc(nslots + 1, sizeof *s->byage);
+    if (!s->active || !s->pend || !s->byage) {
+        tm_sched_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+void tm_sched_free(TmSched *s)
+{
+    if (!s)
+        return;
+    free(s->active);
+    free(s->pend);
+    free(s->byage);
+    free(s);
+}
+
+void tm_sched_add(TmSched *s, uint16_t slot)
+{
+    s->byage[s->nage++] = slot;
+    s->pend[s->npend++] = slot;
+    two_fill(s);
+}
+
+void tm_sched_remove(TmSched *s, uint16_t slot)
+{
+    list_remove(s->active, &s->nactive, slot);
+    list_remove(s->pend, &s->npend, slot);
+    list_remove(s->byage, &s->nage, slot);
+    if ((int)slot == s->greedy)
+        s->greedy = -1;
+    two_fill(s);
+}

@@ -1,0 +1,46 @@
+/*
+ * sched.h - issue scheduler policies, one vtable per policy chosen by name
+ * (core.sched): lrr, gto, two-level. A policy sees the warp slots of one sub-core and
+ * writes, every cycle, the order in which the sub-core tries them; the first that can
+ * issue does. It hears which warp issued and which warp stalled on a long-latency
+ * operation (memory or SFU result, barrier), which two-level uses to rotate its active
+ * set.
+ */
+#ifndef EMU_TIMING_SCHED_H
+#define EMU_TIMING_SCHED_H
+
+#include "timing/core.h"
+
+typedef struct TmSchedOps {
+    const char *name;
+    /* Writes the live warp slots of sc in priority order into out; returns how many. */
+    uint32_t (*order)(TmSched *s, const TmSm *sm, const TmSubcore *sc, uint16_t *out);
+    void (*issued)(TmSched *s, uint16_t slot);
+    void (*long_stall)(TmSched *s, uint16_t slot);
+} TmSchedOps;
+
+struct TmSched {
+    const TmSchedOps *ops;
+    int greedy;        /* slot of the last warp issued, -1 none */
+    uint32_t active_max;
+    uint16_t *active;  /* two-level: the active set, in rotation order */
+    uint32_t nactive;
+    uint16_t *pend;    /* two-level: live warps outside it, FIFO */
+    uint32_t npend;
+    uint16_t *byage;   /* live warps, oldest first (gto) */
+    uint32_t nage;
+};
+
+const TmSchedOps *tm_sched_find(const char *name);
+TmSched *tm_sched_new(const TmSchedOps *ops, uint32_t nslots, uint32_t active_max);
+void tm_sched_free(TmSched *s);
+/* A warp slot of the sub-core became live (a CTA started) or free. */
+void tm_sched_add(TmSched *s, uint16_t slot);
+void tm_sched_remove(TmSched *s, uint16_t slot);
+/* Warp slot issued this cycle. */
+static inline void tm_sched_note(TmSched *s, uint16_t slot)
+{
+    s->ops->issued(s, slot);
+}
+
+#endif

@@ -1,0 +1,382 @@
+/*
+ * sm.c - one SM of the timing model: warp slots, resident CTAs, and the per-cycle order
+ * of its sub-cores' pipelines.
+ *
+ * A cycle, in this order: the LD/ST unit advances and reports finished accesses;
+ * write-back (writeback.c) writes ready results and clears their scoreboard bits; then
+ * every sub-core grants register reads (rf.c), dispatches collected instructions to
+ * their units (ocu.c) and issues at most one instruction (below).
+ *
+ * Issue: the scheduler policy (sched.c) orders the sub-core's warps; the first whose
+ * next instruction may go issues. A warp may not issue while it waits at a barrier, its
+ * instruction buffer refills (core.fetch_latency after a taken branch), its instruction
+ * has a source or destination with a write in flight (scoreboard.c), its unit cannot
+ * accept an instruction by the next cycle, or no operand collector is free. When nothing
+ * issues, the cycle's stall cause is the one of the warp that got furthest (TmStall
+ * order), or "no warp". Issuing executes the instruction in the functional core at once
+ * (emu_warp_step): control instructions (branches, exit, barriers) are resolved then and
+ * take no collector or unit; others take a collector and queue their register reads.
+ *
+ * CTAs: a CTA takes warp slots (lowest free first), registers (nregs x threads rounded
+ * up to whole warps), shared memory and threads; a warp slot is freed when the warp has
+ * exited and its last instruction completed, the CTA when all its warps are freed.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "timing/sched.h"
+#include "timing/sm.h"
+
+static int sc_init(TmSm *sm, TmSubcore *sc, uint32_t id, const TmSchedOps *ops)
+{
+    const EmuConfig *cfg = sm->cfg;
+    sc->id = id;
+    sc->nslots = (sm->max_warps + sm->nsc - 1 - id) / sm->nsc;
+    sc->slots = calloc(sc->nslots + 1, sizeof *sc->slots);
+    sc->ocu = calloc(cfg->rf_collectors_per_subcore, sizeof *sc->ocu);
+    sc->sched = tm_sched_new(ops, sc->nslots, cfg->core_sched_active);
+    if (!sc->slots || !sc->ocu || !sc->sched || tm_rf_init(sc, cfg))
+        return -1;
+    for (uint32_t k = 0; k < sc->nslots; k++)
+        sc->slots[k] = (uint16_t)(id + k * sm->nsc);
+    return 0;
+}
+
+TmSm *tm_sm_new(TmGpu *g, uint32_t id, char *err, size_t n)
+{
+    const EmuConfig *cfg = g->cfg;
+    const TmSchedOps *ops = tm_sched_find(cfg->core_sched);
+    TmSm *sm = calloc(1, sizeof *sm);
+    if (!sm || !ops) {
+        snprintf(err, n, ops ? "out of host memory" : "core.sched: unknown policy '%s'",
+                 cfg->core_sched);
+        free(sm);
+        return NULL;
+    }
+    sm->id = id, sm->gpu = g, sm->cfg = cfg, sm->ctr = &g->ctr, sm->rng = &g->rng;
+    sm->max_warps = cfg->gpu_max_threads_per_sm / XGPU_WARP_SIZE;
+    sm->nsc = cfg->core_subcores;
+    sm->warp = calloc(sm->max_warps, sizeof *sm->warp);
+    sm->sc = calloc(sm->nsc, sizeof *sm->sc);
+    sm->cta = calloc(cfg->core_max_ctas_per_sm, sizeof *sm->cta);
+    int bad = !sm->warp || !sm->sc || !sm->cta;
+    for (uint32_t i = 0; i < sm->nsc && !bad; i++)
+        bad = sc_init(sm, &sm->sc[i], i, ops);
+    if (!bad && !cfg->core_mem_latency) {
+        sm->ldst = ldst_new(cfg, id, &g->ctr, err, n);
+        if (!sm->ldst)
+            return tm_sm_free(sm), NULL;
+        ldst_connect(sm->ldst, g->mem);
+    }
+    if (bad) {
+        snprintf(err, n, "out of host memory");
+        tm_sm_free(sm);
+        return NULL;
+    }
+    return sm;
+}
+
+void tm_sm_free(TmSm *sm)
+{
+    if (!sm)
+        return;
+    for (uint32_t i = 0; sm->sc && i < sm->nsc; i++) {
+        tm_rf_free(&sm->sc[i], sm->cfg);
+        tm_sched_free(sm->sc[i].sched);
+        free(sm->sc[i].slots);
+        free(sm->sc[i].ocu);
+    }
+    for (uint32_t i = 0; sm->cta && i < sm->cfg->core_max_ctas_per_sm; i++) {
+        emu_cta_free(&sm->cta[i].c, sm->gpu->x);
+        free(sm->cta[i].slot);
+    }
+    if (sm->ldst)
+        ldst_free(sm->ldst);
+    free(sm->sc);
+    free(sm->cta);
+    free(sm->warp);
+    free(sm->wb);
+    free(sm);
+}
+
+/* --- CTAs ------------------------------------------------------------------------------- */
+
+int tm_sm_fits(const TmSm *sm)
+{
+    const TmGpu *g = sm->gpu;
+    return sm->ncta_live < sm->cfg->core_max_ctas_per_sm &&
+           sm->warps_used + g->cta_warps <= sm->max_warps &&
+           sm->threads_used + g->cta_threads <= sm->cfg->gpu_max_threads_per_sm &&
+           sm->regs_used + g->cta_regs <= sm->cfg->gpu_regs_per_sm &&
+           sm->shared_used + g->cta_shared <= sm->cfg->gpu_shared_per_sm;
+}
+
+static TmCta *cta_slot(TmSm *sm)
+{
+    TmGpu *g = sm->gpu;
+    for (uint32_t i = 0; i < sm->cfg->core_max_ctas_per_sm; i++) {
+        TmCta *t = &sm->cta[i];
+        if (t->live)
+            continue;
+        if (!t->c.warps && emu_cta_alloc(&t->c, g->x, g->kc->nrows))
+            return NULL;
+        if (!t->slot && !(t->slot = calloc(g->x->nwarps, sizeof *t->slot)))
+            return NULL;
+        return t;
+    }
+    return NULL;
+}
+
+EmuStatus tm_sm_start_cta(TmSm *sm, EmuDim3 ctaid, Cycle now)
+{
+    TmGpu *g = sm->gpu;
+    TmCta *t = cta_slot(sm);
+    if (!t)
+        return EMU_ERR_OUT_OF_MEMORY;
+    t->c.smid = sm->id;
+    emu_cta_start(g->x, &t->c, ctaid);
+    t->live = 1;
+    t->warps_left = g->x->nwarps;
+    uint32_t s = 0;
+    for (uint32_t i = 0; i < g->x->nwarps; i++, s++) {
+        while (sm->warp[s].fw)
+            s++;
+        sm->warp[s] = (TmWarp){.fw = &t->c.warps[i], .cta = t, .ready_at = now,
+                               .age = g->age++};
+        t->slot[i] = (uint16_t)s;
+        tm_sched_add(sm->sc[s % sm->nsc].sched, (uint16_t)s);
+    }
+    sm->ncta_live++;
+    sm->warps_used += g->cta_warps;
+    sm->threads_used += g->cta_threads;
+    sm->regs_used += g->cta_regs;
+    sm->shared_used += g->cta_shared;
+    sm->active_warps += g->x->nwarps;
+    sm->ctr->ctas++;
+    return EMU_OK;
+}
+
+void tm_sm_warp_done(TmSm *sm, uint16_t slot)
+{
+    TmWarp *w = &sm->warp[slot];
+    TmCta *t = w->cta;
+    TmGpu *g = sm->gpu;
+    tm_sched_remove(sm->sc[slot % sm->nsc].sched, slot);
+    *w = (TmWarp){0};
+    sm->active_warps--;
+    if (--t->warps_left)
+        return;
+    t->live = 0;
+    sm->ncta_live--;
+    sm->warps_used -= g->cta_warps;
+    sm->threads_used -= g->cta_threads;
+    sm->regs_used -= g->cta_regs;
+    sm->shared_used -= g->cta_shared;
+    sm->changed = 1;
+    g->ctas_done++;
+}
+
+/* --- issue ------------------------------------------------------------------------------ */
+
+static uint64_t *stall_counter(TmCounters *c, unsigned cause)
+{
+    switch (cause) {
+    case TS_NO_WARP: return &c->stall_no_warp;
+    case TS_BARRIER: return &c->stall_barrier;
+    case TS_IBUFFER: return &c->stall_ibuffer;
+    case TS_SCOREBOARD: return &c->stall_scoreboard;
+    case TS_UNIT: return &c->stall_unit;
+    case TS_MEM: return &c->stall_mem;
+    case TS_COLLECTOR: return &c->stall_collector;
+    default: return &c->issued;
+    }
+}
+
+/* After warp w of CTA t stopped running (barrier, exit): release the barrier if all
+ * arrived; the released warps issue from the next cycle. */
+static void barrier_check(TmSm *sm, TmCta *t, Cycle now)
+{
+    TmGpu *g = sm->gpu;
+    int released;
+    EmuWarp *fw = NULL;
+    EmuStatus s = emu_cta_sync(g->x, &t->c, &fw, &released);
+    if (s) {
+        g->status = s, g->fw = fw, g->fcta = &t->c;
+        return;
+    }
+    if (!released)
+        return;
+    sm->ctr->barrier_releases++;
+    for (uint32_t i = 0; i < g->x->nwarps; i++) {
+        TmWarp *w = &sm->warp[t->slot[i]];
+        if (w->fw && w->fw->state == EW_RUN && w->ready_at <= now)
+            w->ready_at = now + 1;
+    }
+}
+
+/* Issues the instruction at warp slot's pc (checks passed); ocu is -1 for control. */
+static void issue(TmSm *sm, TmSubcore *sc, uint16_t slot, const TmInsn *ti, int ocu, Cycle now)
+{
+    TmGpu *g = sm->gpu;
+    TmWarp *w = &sm->warp[slot];
+    EmuStep ctrl, *st = ocu >= 0 ? &sc->ocu[ocu].step : &ctrl;
+    EmuStatus s = emu_warp_step(g->x, &w->cta->c, w->fw, ti->cls == TC_LDST && sm->ldst, st);
+    sm->ctr->warp_insns++;
+    if (s) {
+        g->status = s, g->fw = w->fw, g->fcta = &w->cta->c;
+        return;
+    }
+    tm_sched_note(sc->sched, slot);
+    if (ocu >= 0) {
+        TmOcu *o = &sc->ocu[ocu];
+        o->busy = 1, o->slot = slot, o->cls = ti->cls, o->reads_left = ti->nsrc;
+        o->issued = now, o->seq = sm->seq++, o->ti = ti, o->acc_next = 0, o->wb = -1;
+        tm_rf_request(sm, sc, (uint16_t)ocu, ti, now);
+        tm_sb_set(w, ti);
+        w->inflight++;
+        w->long_ops += ti->cls == TC_LDST || ti->cls == TC_SFU;
+    }
+    EmuWarp *fw = w->fw;
+    uint32_t pc = fw->depth ? fw->stack[fw->depth - 1].pc : 0;
+    w->ready_at = now + 1;
+    if (fw->state == EW_RUN && pc != st->pc + 1)
+        w->ready_at += sm->cfg->core_fetch_latency;
+    if (fw->state != EW_RUN)
+        barrier_check(sm, w->cta, now);
+    if (fw->state == EW_DONE && !w->inflight)
+        tm_sm_warp_done(sm, slot);
+}
+
+/* Why warp slot cannot issue now (TS_ISSUED: it can); *ocu gets a free collector. */
+static unsigned can_issue(TmSm *sm, TmSubcore *sc, const TmWarp *w, const TmInsn **ti,
+                          int *ocu, Cycle now)
+{
+    const EmuWarp *fw = w->fw;
+    if (fw->state == EW_DONE)
+        return TS_NO_WARP;
+    if (fw->state == EW_BARRIER)
+        return TS_BARRIER;
+    if (w->ready_at > now)
+        return TS_IBUFFER;
+    uint32_t pc = fw->stack[fw->depth - 1].pc;
+    static const TmInsn past_end = {.cls = TC_CTRL};
+    *ti = pc < sm->gpu->kc->count ? &sm->gpu->info[pc] : &past_end;
+    if (tm_sb_blocked(w, *ti))
+        return TS_SCOREBOARD;
+    unsigned cls = (*ti)->cls;
+    if (cls == TC_CTRL)
+        return TS_ISSUED;
+    if (sc->unit_next[cls] > now + 1)
+        return cls == TC_LDST ? TS_MEM : TS_UNIT;
+    if (cls == TC_LDST && sc->mem_blocked)
+        return TS_MEM;
+    if ((*ocu = tm_ocu_alloc(sm, sc)) < 0)
+        return TS_COLLECTOR;
+    return TS_ISSUED;
+}
+
+static int subcore_issue(TmSm *sm, TmSubcore *sc, Cycle now)
+{
+    uint16_t order[256];
+    uint32_t n = sc->sched->ops->order(sc->sched, sm, sc, order);
+    unsigned best = TS_NO_WARP;
+    for (uint32_t i = 0; i < n && !sm->gpu->status; i++) {
+        const TmInsn *ti = NULL;
+        int ocu = -1;
+        TmWarp *w = &sm->warp[order[i]];
+        unsigned why = can_issue(sm, sc, w, &ti, &ocu, now);
+        if (why == TS_ISSUED) {
+            issue(sm, sc, order[i], ti, ocu, now);
+            best = TS_ISSUED;
+            break;
+        }
+        if (why == TS_BARRIER || (why == TS_SCOREBOARD && w->long_ops))
+            sc->sched->ops->long_stall(sc->sched, order[i]);
+        if (why > best)
+            best = why;
+    }
+    sm->ctr->ocu_alloc_stalls += best == TS_COLLECTOR;
+    (*stall_counter(sm->ctr, best))++;
+    sc->last_stall = (uint8_t)best;
+    return best == TS_ISSUED;
+}
+
+/* --- the cycle --------------------------------------------------------------------------- */
+
+static int mem_tick(TmSm *sm, Cycle now)
+{
+    if (!sm->ldst)
+        return 0;
+    int work = ldst_tick(sm->ldst, now);
+    uint64_t tag;
+    while (ldst_done(sm->ldst, &tag, now)) {
+        tm_wb_mem_done(sm, tag, now);
+        work = 1;
+    }
+    return work;
+}
+
+int tm_sm_tick(TmSm *sm, Cycle now)
+{
+    int work = mem_tick(sm, now);
+    work |= tm_wb_tick(sm, now);
+    for (uint32_t i = 0; i < sm->nsc; i++) {
+        TmSubcore *sc = &sm->sc[i];
+        work |= tm_rf_arbitrate(sm, sc, now);
+        work |= tm_ocu_dispatch(sm, sc, now);
+        work |= subcore_issue(sm, sc, now);
+    }
+    sm->ctr->subcore_cycles += sm->nsc;
+    sm->ctr->active_warp_cycles += sm->active_warps;
+    sm->ctr->sm_busy_cycles += sm->ncta_live != 0;
+    return work;
+}
+
+static Cycle later_min(Cycle best, Cycle t, Cycle now)
+{
+    return t > now && t < best ? t : best;
+}
+
+Cycle tm_sm_next(const TmSm *sm, Cycle now)
+{
+    Cycle next = tm_wb_next(sm, now);
+    for (uint32_t i = 0; i < sm->nsc; i++)
+        for (unsigned c = 0; c < TC_COUNT; c++)
+            if (sm->sc[i].unit_next[c])
+                next = later_min(next, sm->sc[i].unit_next[c] - 1, now);
+    for (uint32_t s = 0; s < sm->max_warps; s++)
+        if (sm->warp[s].fw)
+            next = later_min(next, sm->warp[s].ready_at, now);
+    if (sm->ldst)
+        next = later_min(next, ldst_next(sm->ldst, now), now);
+    return next;
+}
+
+void tm_sm_skip(TmSm *sm, Cycle n)
+{
+    for (uint32_t i = 0; i < sm->nsc; i++)
+        *stall_counter(sm->ctr, sm->sc[i].last_stall) += n;
+    sm->ctr->subcore_cycles += n * sm->nsc;
+    sm->ctr->active_warp_cycles += n * sm->active_warps;
+    sm->ctr->sm_busy_cycles += sm->ncta_live ? n : 0;
+}
+
+int tm_sm_idle(const TmSm *sm)
+{
+    return !sm->ncta_live && !sm->wb_live && (!sm->ldst || ldst_idle(sm->ldst));
+}
+
+void tm_sm_dump(const TmSm *sm, FILE *f)
+{
+    fprintf(f, "sm %u: %u CTAs, %llu warps, %u instructions in flight\n", sm->id,
+            sm->ncta_live, (unsigned long long)sm->active_warps, sm->wb_live);
+    for (uint32_t s = 0; s < sm->max_warps; s++) {
+        const TmWarp *w = &sm->warp[s];
+        if (w->fw)
+            fprintf(f, "  slot %u: warp %u state %u pc %u inflight %u ready_at %llu\n", s,
+                    w->fw->id, w->fw->state,
+                    w->fw->depth ? w->fw->stack[w->fw->depth - 1].pc : 0, w->inflight,
+                    (unsigned long long)w->ready_at);
+    }
+    if (sm->ldst)
+        ldst_dump(sm->ldst, f);
+}

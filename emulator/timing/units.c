@@ -1,0 +1,60 @@
+/*
+ * units.c - a sub-core's execution units: one per class (int, fp32, fp64, sfu, tensor,
+ * and the sub-core's port into the SM's LD/ST unit), each with a latency and an
+ * initiation interval from the config (unit.CLASS.latency / .ii).
+ *
+ * A unit accepts one instruction every `ii` cycles. Latency is counted from issue with
+ * conflict-free operand reads: issued at t, operands read and dispatched at t + 1, result
+ * written back at t + latency, when a dependent instruction may issue. So the unit
+ * itself holds the instruction latency - 1 cycles after dispatch (at least 1); operand
+ * waits (bank conflicts, a busy unit) add to it. Issue does not take an instruction
+ * whose unit cannot accept it by the next cycle (the "unit busy" stall), so collectors
+ * do not fill up behind a slow unit.
+ */
+#include "timing/core.h"
+
+Cycle tm_unit_latency(const EmuConfig *cfg, unsigned cls)
+{
+    switch (cls) {
+    case TC_INT: return cfg->unit_int_latency;
+    case TC_FP: return cfg->unit_fp_latency;
+    case TC_DP: return cfg->unit_dp_latency;
+    case TC_SFU: return cfg->unit_sfu_latency;
+    case TC_TENSOR: return cfg->unit_tensor_latency;
+    case TC_LDST: return cfg->core_mem_latency;
+    default: return 1;
+    }
+}
+
+Cycle tm_unit_ii(const EmuConfig *cfg, unsigned cls)
+{
+    Cycle ii;
+    switch (cls) {
+    case TC_INT: ii = cfg->unit_int_ii; break;
+    case TC_FP: ii = cfg->unit_fp_ii; break;
+    case TC_DP: ii = cfg->unit_dp_ii; break;
+    case TC_SFU: ii = cfg->unit_sfu_ii; break;
+    case TC_TENSOR: ii = cfg->unit_tensor_ii; break;
+    case TC_LDST: ii = cfg->unit_ldst_ii; break;
+    default: ii = 1; break;
+    }
+    return ii ? ii : 1;
+}
+
+int tm_unit_ready(const TmSubcore *sc, unsigned cls, Cycle now)
+{
+    return sc->unit_next[cls] <= now;
+}
+
+Cycle tm_unit_start(TmSm *sm, TmSubcore *sc, unsigned cls, Cycle issued, Cycle now)
+{
+    (void)issued;
+    uint64_t *count[TC_COUNT] = {&sm->ctr->unit_int, &sm->ctr->unit_fp, &sm->ctr->unit_dp,
+                                 &sm->ctr->unit_sfu, &sm->ctr->unit_tensor,
+                                 &sm->ctr->unit_ldst, NULL};
+    if (count[cls])
+        (*count[cls])++;
+    Cycle lat = tm_unit_latency(sm->cfg, cls);
+    sc->unit_next[cls] = now + tm_unit_ii(sm->cfg, cls);
+    return now + (lat > 2 ? lat - 1 : 1);
+}

@@ -1,0 +1,130 @@
+/*
+ * 500-mem-util.h - helpers for the memory-system tests (5xx): a configuration from the
+ * defaults plus "key=value;..." overrides, a memory system with one LD/ST unit per SM,
+ * warp accesses, and a clock loop that ticks every unit each cycle (or jumps to the next
+ * event) until an access completes. Every helper asserts on failure.
+ */
+#ifndef XGPU_TEST_500_MEM_UTIL_H
+#define XGPU_TEST_500_MEM_UTIL_H
+
+#include <criterion/criterion.h>
+#include <string.h>
+#include "config/config.h"
+#include "timing/ldst.h"
+#include "timing/memsys.h"
+#include "timing/timing.h"
+
+/* Core and DRAM clocks equal, so DRAM timings read directly as core cycles. */
+#define T_SAME_CLOCKS "gpu.clock_khz=1000000;dram.clock_khz=1000000"
+
+static inline EmuConfig t_cfg(const char *sets)
+{
+    EmuConfig c;
+    char err[256] = "";
+    emu_config_defaults(&c);
+    if (sets)
+        cr_assert_eq(emu_config_set_list(&c, sets, "test", err, sizeof err), 0, "%s", err);
+    return c;
+}
+
+typedef struct TMem {
+    EmuConfig cfg;
+    TmCounters ctr;
+    MemSys *m;
+    LdSt *u[16];
+    unsigned nsm;
+    Cycle now;
+} TMem;
+
+static inline void t_mem_open(TMem *t, const char *sets)
+{
+    char err[256] = "";
+    memset(t, 0, sizeof *t);
+    t->cfg = t_cfg(sets);
+    t->m = memsys_new(&t->cfg, &t->ctr, err, sizeof err);
+    cr_assert(t->m, "memsys_new: %s", err);
+    t->nsm = t->cfg.gpu_sm_count < 16 ? t->cfg.gpu_sm_count : 16;
+    for (unsigned i = 0; i < t->nsm; i++) {
+        t->u[i] = ldst_new(&t->cfg, i, &t->ctr, err, sizeof err);
+        cr_assert(t->u[i], "ldst_new: %s", err);
+        ldst_connect(t->u[i], t->m);
+    }
+}
+
+static inline void t_mem_close(TMem *t)
+{
+    for (unsigned i = 0; i < t->nsm; i++)
+        ldst_free(t->u[i]);
+    memsys_free(t->m);
+}
+
+/* One cycle of every unit, in the device's order: memory system, then the SMs. */
+static inline void t_mem_tick(TMem *t)
+{
+    memsys_tick(t->m, t->now);
+    for (unsigned i = 0; i < t->nsm; i++)
+        ldst_tick(t->u[i], t->now);
+}
+
+/* Ticks cycle by cycle until SM sm reports access tag complete; returns that cycle. */
+static inline Cycle t_wait(TMem *t, unsigned sm, uint64_t tag)
+{
+    for (Cycle limit = t->now + 100000; t->now < limit; t->now++) {
+        t_mem_tick(t);
+        uint64_t got;
+        while (ldst_done(t->u[sm], &got, t->now)) {
+            if (got == tag)
+                return t->now;
+        }
+    }
+    cr_assert_fail("access %llu never completed", (unsigned long long)tag);
+    return 0;
+}
+
+/* Ticks until nothing is in flight anywhere. */
+static inline void t_drain(TMem *t)
+{
+    for (Cycle limit = t->now + 100000; t->now < limit; t->now++) {
+        t_mem_tick(t);
+        uint64_t got;
+        int idle = memsys_idle(t->m);
+        for (unsigned i = 0; i < t->nsm; i++) {
+            while (ldst_done(t->u[i], &got, t->now))
+                ;
+            idle &= ldst_idle(t->u[i]);
+        }
+        if (idle)
+            return;
+    }
+    cr_assert_fail("memory system never drained");
+}
+
+/* A warp access: lane l at base + l * stride (all lanes active). */
+static inline TmAccess t_acc(TmSpace space, TmKind kind, unsigned size, uint64_t base,
+                             uint64_t stride)
+{
+    TmAccess a;
+    memset(&a, 0, sizeof a);
+    a.space = (uint8_t)space, a.kind = (uint8_t)kind, a.size = (uint8_t)size;
+    a.mask = 0xffffffffu;
+    for (unsigned l = 0; l < 32; l++)
+        a.addr[l] = base + l * stride;
+    return a;
+}
+
+/* Issues a at the current cycle (which must accept it). */
+static inline void t_issue(TMem *t, unsigned sm, const TmAccess *a, uint64_t tag)
+{
+    cr_assert_eq(ldst_issue(t->u[sm], a, tag, t->now), 0, "issue refused at %llu",
+                 (unsigned long long)t->now);
+}
+
+/* Issue, then run until done: returns the latency (done - issue). */
+static inline Cycle t_latency(TMem *t, unsigned sm, const TmAccess *a, uint64_t tag)
+{
+    Cycle start = t->now;
+    t_issue(t, sm, a, tag);
+    return t_wait(t, sm, tag) - start;
+}
+
+#endif
