@@ -26,10 +26,12 @@ BENCH_ARGS = {
 }
 
 
-def run_sample(build, name, mode):
+def run_sample(build, name, mode, extra_env=None):
+    """Runs one sample; returns (warp instructions, emulation seconds, CPU reference
+    seconds, the stats JSON)."""
     exe = os.path.join(build, "samples", name)
     with tempfile.NamedTemporaryFile(suffix=".json") as stats:
-        env = dict(os.environ, XGPU_STATS=stats.name, XGPU_MODE=mode)
+        env = dict(os.environ, XGPU_STATS=stats.name, XGPU_MODE=mode, **(extra_env or {}))
         out = subprocess.run([exe] + BENCH_ARGS.get(name, []), env=env,
                              capture_output=True, text=True)
         if out.returncode != 0 or "PASS" not in out.stdout:
@@ -41,7 +43,7 @@ def run_sample(build, name, mode):
     launches = data["launches"]
     insns = sum(l["warp_instructions"] for l in launches)
     seconds = sum(l["host_seconds"] for l in launches)
-    return insns, seconds, float(m.group(1))
+    return insns, seconds, float(m.group(1)), data
 
 
 def geomean(xs):
@@ -49,16 +51,20 @@ def geomean(xs):
     return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float("nan")
 
 
-def main():
-    build = sys.argv[1] if len(sys.argv) > 1 else "build"
-    names = sys.argv[2:] or sorted(
+def sample_names(args):
+    return args or sorted(
         f[:-3] for f in os.listdir(os.path.join(os.path.dirname(__file__), "..", "samples"))
         if f.endswith(".cu"))
+
+
+def main():
+    build = sys.argv[1] if len(sys.argv) > 1 else "build"
+    names = sample_names(sys.argv[2:])
     print(f"{'sample':12} {'warp insns':>12} {'emulated s':>11} {'Mwarp-insn/s':>13} "
           f"{'cpu ref s':>10} {'slowdown':>10}")
     rates, slows = [], []
     for name in names:
-        insns, secs, ref = run_sample(build, name, "functional")
+        insns, secs, ref, _ = run_sample(build, name, "functional")
         rate = insns / secs / 1e6 if secs > 0 else float("nan")
         slow = secs / ref if ref > 0 else float("nan")
         rates.append(rate)
