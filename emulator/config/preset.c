@@ -102,7 +102,8 @@ int emu_presets_list(FILE *f)
         count++;
     }
     closedir(d);
-    qsort(names, count, sizeof *names, preset_cmp);
+    if (count) /* qsort needs a non-null array even for zero elements */
+        qsort(names, count, sizeof *names, preset_cmp);
     for (size_t i = 0; i < count; i++) {
         char title[200];
         preset_title(dir, names[i], title, sizeof title);
