@@ -116,6 +116,9 @@ typedef struct TmSubcore {
     uint8_t last_stall;  /* TmStall of the last cycle evaluated (idle skipping) */
     uint32_t wb_used;    /* write-back ports used this cycle */
     uint8_t mem_blocked; /* the LD/ST unit refused this sub-core's last access */
+    uint32_t ocu_busy;   /* collectors held */
+    Cycle issue_wake;    /* the issue scan found nothing and would find the same before
+                          * this cycle unless an input changes; 0: scan (sm.c) */
 } TmSubcore;
 
 typedef struct TmSm TmSm;
@@ -137,10 +140,14 @@ struct TmSm {
     uint64_t shared_used;
     TmWb *wb;              /* write-back entries (pool; tag = index) */
     uint32_t nwb, capwb, wb_live;
+    Cycle wb_min;          /* no live entry is ready before this cycle (a lower bound) */
     LdSt *ldst;            /* NULL with core.mem_latency > 0 */
     uint64_t seq;
     uint64_t active_warps; /* warps resident now (occupancy) */
     int changed;           /* a CTA finished this cycle */
+    Cycle wake;            /* next cycle the SM must tick (gpu.c sleeps it until then) */
+    Cycle slept;           /* cycles slept and not yet accounted (tm_sm_settle) */
+    int stir;              /* this tick changed state without reporting work */
 };
 
 /* scoreboard.c */
@@ -172,6 +179,8 @@ Cycle tm_unit_start(TmSm *sm, TmSubcore *sc, unsigned cls, Cycle issued, Cycle n
 int tm_wb_new(TmSm *sm, const TmSubcore *sc, const TmOcu *o); /* index, or -1 (no memory) */
 int tm_wb_tick(TmSm *sm, Cycle now);
 void tm_wb_mem_done(TmSm *sm, uint64_t tag, Cycle now);
+/* An entry's ready cycle was set to at. */
+void tm_wb_ready(TmSm *sm, Cycle at);
 Cycle tm_wb_next(const TmSm *sm, Cycle now);
 
 /* sm.c: a warp's instruction completed (scoreboard cleared): retire the slot/CTA. */

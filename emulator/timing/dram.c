@@ -75,6 +75,7 @@ int dram_init(DramChan *ch, const EmuConfig *cfg, TmCounters *ctr, char *err, si
     ch->window = cfg->dram_queue, ch->latency = cfg->dram_latency;
     ch->core_khz = cfg->gpu_clock_khz, ch->dram_khz = cfg->dram_clock_khz;
     ch->nbanks = cfg->dram_banks, ch->ctr = ctr;
+    ch->next = TM_NEVER;
     ch->bank = calloc(ch->nbanks, sizeof *ch->bank);
     if (!ch->bank) {
         snprintf(err, n, "out of memory");
@@ -102,6 +103,21 @@ Cycle dram_core(const DramChan *ch, uint64_t dram)
     return (Cycle)((x + ch->dram_khz - 1) / ch->dram_khz);
 }
 
+static uint64_t pick_time(const DramChan *ch)
+{
+    return max64(ch->pick_ready, ch->q[0].arrival);
+}
+
+Cycle dram_next(const DramChan *ch)
+{
+    return ch->next;
+}
+
+static void refresh_next(DramChan *ch)
+{
+    ch->next = ch->qn ? dram_core(ch, pick_time(ch)) : TM_NEVER;
+}
+
 int dram_push(DramChan *ch, const DramReq *r, Cycle now)
 {
     if (ch->qn == ch->qcap) {
@@ -114,17 +130,8 @@ int dram_push(DramChan *ch, const DramReq *r, Cycle now)
     ch->q[ch->qn] = *r;
     ch->q[ch->qn].arrival = max64(dram_cycle(ch, now), ch->qn ? ch->q[ch->qn - 1].arrival : 0);
     ch->qn++;
+    refresh_next(ch);
     return 0;
-}
-
-static uint64_t pick_time(const DramChan *ch)
-{
-    return max64(ch->pick_ready, ch->q[0].arrival);
-}
-
-Cycle dram_next(const DramChan *ch)
-{
-    return ch->qn ? dram_core(ch, pick_time(ch)) : TM_NEVER;
 }
 
 /* Activate for a row miss or conflict at or after t; returns the activate cycle. */
@@ -180,6 +187,7 @@ int dram_pick(DramChan *ch, DramDone *d)
     d->col = c;
     d->at = dram_core(ch, end) + (d->req.write ? 0 : ch->latency);
     dram_count(ch, d);
+    refresh_next(ch);
     return 1;
 }
 

@@ -53,6 +53,7 @@ struct DramChan {
     uint64_t col_ready;  /* tCCD */
     uint64_t rrd_ready;  /* tRRD */
     uint64_t bus_free;   /* data bus */
+    Cycle next;          /* dram_next, kept current by dram_push and dram_pick */
     const DramSched *sched;
     TmCounters *ctr;
     unsigned burst_bytes;

@@ -13,7 +13,11 @@
  * memory, core.max_ctas_per_sm). CTAs are placed at the start of the launch's first
  * cycle and at the start of the cycle after one finishes.
  *
- * The loop: every cycle each SM ticks, then the memory system. When nothing happened in
+ * The loop: every cycle each SM ticks, then the memory system. An SM whose last tick did
+ * nothing and changed nothing sleeps until the earliest cycle it names (sm.c) or a memory
+ * response or CTA reaches it; each cycle it sleeps counts as a repeat of that tick
+ * (accounted when it wakes or the counters are read), so the result is the same as
+ * ticking it. When nothing happened in
  * a cycle, nothing can happen before the earliest cycle some unit names (x_next), so the
  * loop jumps there and accounts the skipped cycles as repeats of the idle one. The
  * launch ends, after its last cycle, when every CTA has finished and every unit is idle;
@@ -182,6 +186,14 @@ static void gpu_dump(const TmGpu *g, FILE *f)
         memsys_dump(g->mem, f);
 }
 
+/* Whether SM i may skip this cycle: its last tick did nothing and changed nothing, no
+ * time-dependent check changes before sm->wake, and no response or new CTA arrived.
+ * Its tick would repeat the last one, so it is accounted as one (tm_sm_skip). */
+static int sm_asleep(const TmGpu *g, uint32_t i)
+{
+    return g->sm[i]->wake > g->now && (!g->mem || memsys_recv_next(g->mem, i) > g->now);
+}
+
 /* One cycle of every unit; returns whether anything happened. */
 static int gpu_cycle(TmGpu *g)
 {
@@ -192,13 +204,24 @@ static int gpu_cycle(TmGpu *g)
     }
     if (changed && (g->status = place_ctas(g)))
         return 0;
-    for (uint32_t i = 0; i < g->nsm && !g->status; i++)
-        work |= tm_sm_tick(g->sm[i], g->now);
+    for (uint32_t i = 0; i < g->nsm && !g->status; i++) {
+        if (sm_asleep(g, i))
+            g->sm[i]->slept++;
+        else
+            work |= tm_sm_tick(g->sm[i], g->now);
+    }
     if (g->mem)
         work |= memsys_tick(g->mem, g->now);
     for (uint32_t i = 0; i < g->nsm; i++)
         work |= g->sm[i]->changed;
     return work;
+}
+
+/* Accounts every SM's sleep, before the counters are read. */
+static void gpu_settle(TmGpu *g)
+{
+    for (uint32_t i = 0; i < g->nsm; i++)
+        tm_sm_settle(g->sm[i]);
 }
 
 static EmuStatus gpu_run(TmGpu *g, EmuFault *fault)
@@ -222,6 +245,7 @@ static EmuStatus gpu_run(TmGpu *g, EmuFault *fault)
             tm_sm_skip(g->sm[i], next - g->now - 1);
         g->now = next;
         if (interval && g->now >= next_rec) {
+            gpu_settle(g);
             emu_interval_record(g->d, g->now, g->ctr.warp_insns, &g->ctr);
             next_rec = g->now - g->now % interval + interval;
         }
@@ -243,6 +267,7 @@ EmuStatus tm_launch(EmuDevice *d, EmuModule *m, int kernel, EmuExec *x, EmuFault
     if (!s) {
         emu_series_begin(d, m->bin->kernels[kernel].name, &g->ctr);
         s = gpu_run(g, fault);
+        gpu_settle(g);
         emu_series_end(d, g->now + 1, g->ctr.warp_insns, &g->ctr);
     }
     if (s && g->fw) {

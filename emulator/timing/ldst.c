@@ -38,6 +38,7 @@ struct LdSt {
     TmCounters *ctr;
     LdAccess *acc;          /* [nacc] access slots */
     unsigned nacc, inflight;
+    Cycle done_min;         /* no complete access is done before this cycle (lower bound) */
     uint64_t seq;
     TmReq queue[COAL_MAX];  /* requests of the access being looked up */
     unsigned qhead, qlen;
@@ -111,12 +112,20 @@ static int acc_alloc(LdSt *u, uint64_t tag)
     return (int)i;
 }
 
+/* Access a has all its requests resolved. */
+static void acc_complete(LdSt *u, const LdAccess *a)
+{
+    if (a->done < u->done_min)
+        u->done_min = a->done;
+}
+
 static void acc_resolve(LdSt *u, unsigned slot, Cycle at)
 {
     LdAccess *a = &u->acc[slot];
     if (at > a->done)
         a->done = at;
-    a->left--;
+    if (--a->left == 0)
+        acc_complete(u, a);
 }
 
 /* Looks up queued requests while this cycle's budget lasts. Returns lookups done. */
@@ -152,6 +161,7 @@ static int issue_shared(LdSt *u, const TmAccess *a, uint64_t tag, Cycle now)
     unsigned busy = a->kind == TM_ATOMIC ? 2 * c.cycles : c.cycles;
     u->smem_free = now + busy;
     u->acc[slot].done = now + u->smem_latency + busy - 1;
+    acc_complete(u, &u->acc[slot]);
     u->ctr->smem_accesses++;
     u->ctr->smem_bank_conflicts += a->kind == TM_ATOMIC ? 2 * c.conflicts : c.conflicts;
     return 0;
@@ -172,6 +182,8 @@ int ldst_issue(LdSt *u, const TmAccess *a, uint64_t tag, Cycle now)
         u->queue[i].tag = (uint64_t)slot, u->queue[i].issued = now;
     u->acc[slot].left = u->qlen;
     u->acc[slot].done = now;
+    if (!u->qlen)
+        acc_complete(u, &u->acc[slot]);
     u->ctr->ldst_accesses++;
     u->ctr->coal_requests += u->qlen;
     for (unsigned i = 0; i < u->qlen; i++)
@@ -203,13 +215,21 @@ int ldst_tick(LdSt *u, Cycle now)
 
 int ldst_done(LdSt *u, uint64_t *tag, Cycle now)
 {
+    if (u->done_min > now)
+        return 0;
     LdAccess *best = NULL;
+    Cycle later = TM_NEVER; /* the earliest completion of the others */
     for (unsigned i = 0; i < u->nacc && u->inflight; i++) {
         LdAccess *a = &u->acc[i];
-        if (a->used && !a->left && a->done <= now &&
-            (!best || a->done < best->done || (a->done == best->done && a->seq < best->seq)))
+        if (!a->used || a->left)
+            continue;
+        if (a->done > now)
+            later = a->done < later ? a->done : later;
+        else if (!best || a->done < best->done ||
+                 (a->done == best->done && a->seq < best->seq))
             best = a;
     }
+    u->done_min = best ? 0 : later; /* after a pop, look again */
     if (!best)
         return 0;
     *tag = best->tag;
@@ -223,6 +243,9 @@ Cycle ldst_next(const LdSt *u, Cycle now)
     Cycle next = TM_NEVER;
     if (u->qhead < u->qlen && !u->stalled)
         next = now + 1;
+    if (u->done_min) /* exact once ldst_done found nothing more to pop */
+        return u->done_min == TM_NEVER ? next
+               : u->done_min > now ? (u->done_min < next ? u->done_min : next) : now + 1;
     for (unsigned i = 0; i < u->nacc && u->inflight; i++) {
         const LdAccess *a = &u->acc[i];
         if (a->used && !a->left) {
@@ -232,6 +255,12 @@ Cycle ldst_next(const LdSt *u, Cycle now)
         }
     }
     return next;
+}
+
+Cycle ldst_wake(const LdSt *u, Cycle now)
+{
+    Cycle next = ldst_next(u, now);
+    return u->smem_free > now && u->smem_free < next ? u->smem_free : next;
 }
 
 int ldst_idle(const LdSt *u)

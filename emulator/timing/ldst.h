@@ -23,6 +23,9 @@ int ldst_tick(LdSt *u, Cycle now);
 /* Pops one completed access: returns 1 and sets *tag, or 0. */
 int ldst_done(LdSt *u, uint64_t *tag, Cycle now);
 Cycle ldst_next(const LdSt *u, Cycle now);
+/* ldst_next, or earlier the cycle the shared-memory banks free up (a refused shared
+ * access may then go): when an SM that did nothing must look again. */
+Cycle ldst_wake(const LdSt *u, Cycle now);
 int ldst_idle(const LdSt *u);
 /* Invalidates the L1 (kernel boundaries: L1 is not coherent). */
 void ldst_flush(LdSt *u);

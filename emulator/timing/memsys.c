@@ -13,6 +13,7 @@
  * order) plus the slices' and channels' own next times; memsys_tick(now) handles all of
  * it up to now in time order (events first at equal cycles, then slices, then channels,
  * each by index), so skipping idle cycles gives the same result as ticking every cycle.
+ * The time of the next such step is kept until memsys_send queues a new request.
  *
  * Address mapping, with L = address / line size and b = ceil(log2(l2.slices)):
  *   slice   = L mod slices                              (l2.slice_hash = mod)
@@ -77,6 +78,8 @@ struct MemSys {
     uint64_t seq;
     TmReq *fillbuf;   /* [l2.mshr_merge] */
     TmCounters *ctr;
+    Cycle quiet;      /* no event, slice or channel acts before this cycle; memsys_send,
+                       * which queues at a slice, resets it */
 };
 
 static int q_push(MsQueue *q, Cycle at, const TmReq *r)
@@ -262,6 +265,7 @@ int memsys_send(MemSys *m, const TmReq *r, Cycle now)
     }
     unsigned s = ms_slice(m, r->line);
     Cycle at = icnt_to_slice(&m->icnt, r, s, now);
+    m->quiet = 0;
     return q_push(&m->slice[s].in, at, r);
 }
 
@@ -326,6 +330,8 @@ static void ev_step(MemSys *m)
 int memsys_tick(MemSys *m, Cycle now)
 {
     int work = 0;
+    if (m->quiet > now)
+        return 0;
     for (;;) {
         Cycle t = m->nev ? m->ev[0].at : TM_NEVER;
         int unit = -1; /* -1: event; [0, nslice): slice; above: channel */
@@ -339,8 +345,10 @@ int memsys_tick(MemSys *m, Cycle now)
             if (ct < t)
                 t = ct, unit = (int)(m->nslice + i);
         }
-        if (t == TM_NEVER || t > now)
+        if (t == TM_NEVER || t > now) {
+            m->quiet = t;
             break;
+        }
         if (unit < 0)
             ev_step(m);
         else if ((unsigned)unit < m->nslice)
@@ -360,6 +368,12 @@ int memsys_recv(MemSys *m, unsigned sm, TmReq *r, Cycle now)
     *r = h->r;
     q_pop(&m->to_sm[sm]);
     return 1;
+}
+
+Cycle memsys_recv_next(const MemSys *m, unsigned sm)
+{
+    const MsItem *h = q_front(&m->to_sm[sm]);
+    return h ? h->at : TM_NEVER;
 }
 
 Cycle memsys_next(const MemSys *m, Cycle now)

@@ -29,10 +29,16 @@ int tm_ocu_alloc(TmSm *sm, TmSubcore *sc)
 static int mem_dispatch(TmSm *sm, TmSubcore *sc, TmOcu *o, Cycle now)
 {
     while (o->acc_next < o->step.nacc) {
-        if (ldst_issue(sm->ldst, &o->step.acc[o->acc_next], (uint64_t)o->wb, now) < 0)
+        if (ldst_issue(sm->ldst, &o->step.acc[o->acc_next], (uint64_t)o->wb, now) < 0) {
+            if (!sc->mem_blocked)
+                sm->stir = 1, sc->issue_wake = 0;
             return sc->mem_blocked = 1, 0;
+        }
         o->acc_next++;
+        sm->stir = 1;
     }
+    if (sc->mem_blocked)
+        sc->issue_wake = 0;
     sc->mem_blocked = 0;
     return 1;
 }
@@ -48,6 +54,8 @@ static int dispatch_one(TmSm *sm, TmSubcore *sc, TmOcu *o, Cycle now)
         o->wb = tm_wb_new(sm, sc, o);
         if (o->wb < 0)
             return 0;
+        sm->stir = 1;
+        sc->issue_wake = 0; /* the unit's initiation interval starts */
         Cycle at = tm_unit_start(sm, sc, o->cls, o->issued, now);
         TmWb *e = &sm->wb[o->wb];
         if (o->cls != TC_LDST || !sm->ldst)
@@ -59,7 +67,10 @@ static int dispatch_one(TmSm *sm, TmSubcore *sc, TmOcu *o, Cycle now)
         return 0;
     if (sm->wb[o->wb].at == TM_NEVER && !o->step.nacc)
         sm->wb[o->wb].at = now + 1; /* no lane touched memory */
+    tm_wb_ready(sm, sm->wb[o->wb].at);
     o->busy = 0;
+    sc->ocu_busy--;
+    sc->issue_wake = 0; /* a collector is free */
     return 1;
 }
 
@@ -67,6 +78,8 @@ int tm_ocu_dispatch(TmSm *sm, TmSubcore *sc, Cycle now)
 {
     int work = 0;
     uint32_t n = sm->cfg->rf_collectors_per_subcore;
+    if (!sc->ocu_busy)
+        return 0;
     uint64_t after = 0; /* seq of the last one tried: oldest first, each tried once */
     for (;;) {
         TmOcu *best = NULL;

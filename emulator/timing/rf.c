@@ -53,6 +53,8 @@ void tm_rf_request(TmSm *sm, TmSubcore *sc, uint16_t ocu, const TmInsn *ti, Cycl
 int tm_rf_arbitrate(TmSm *sm, TmSubcore *sc, Cycle now)
 {
     int work = 0;
+    if (!sc->ocu_busy) /* reads belong to held collectors */
+        return 0;
     for (uint32_t i = 0; i < sm->cfg->rf_banks_per_subcore; i++) {
         TmBank *b = &sc->bank[i];
         if (!b->len || b->written == now)

@@ -31,9 +31,10 @@ static void note_issued(TmSched *s, uint16_t slot)
     s->greedy = slot;
 }
 
-static void no_long_stall(TmSched *s, uint16_t slot)
+static int no_long_stall(TmSched *s, uint16_t slot)
 {
     (void)s, (void)slot;
+    return 0;
 }
 
 /* s->byage holds the live slots oldest first: warps are added in launch order. */
@@ -82,13 +83,14 @@ static uint32_t two_order(TmSched *s, const TmSm *sm, const TmSubcore *sc, uint1
     return n;
 }
 
-static void two_long_stall(TmSched *s, uint16_t slot)
+static int two_long_stall(TmSched *s, uint16_t slot)
 {
     if (!s->npend)
-        return; /* nobody to swap in */
+        return 0; /* nobody to swap in */
     list_remove(s->active, &s->nactive, slot);
     s->pend[s->npend++] = slot;
     two_fill(s);
+    return 1;
 }
 
 static const TmSchedOps sched_ops[] = {

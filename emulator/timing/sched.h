@@ -16,7 +16,9 @@ typedef struct TmSchedOps {
     /* Writes the live warp slots of sc in priority order into out; returns how many. */
     uint32_t (*order)(TmSched *s, const TmSm *sm, const TmSubcore *sc, uint16_t *out);
     void (*issued)(TmSched *s, uint16_t slot);
-    void (*long_stall)(TmSched *s, uint16_t slot);
+    /* Returns whether the policy's state changed (an SM that stalled without a change
+     * may sleep, gpu.c). */
+    int (*long_stall)(TmSched *s, uint16_t slot);
 } TmSchedOps;
 
 struct TmSched {

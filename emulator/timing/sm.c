@@ -132,6 +132,7 @@ EmuStatus tm_sm_start_cta(TmSm *sm, EmuDim3 ctaid, Cycle now)
     TmCta *t = cta_slot(sm);
     if (!t)
         return EMU_ERR_OUT_OF_MEMORY;
+    tm_sm_settle(sm); /* before occupancy changes */
     t->c.smid = sm->id;
     emu_cta_start(g->x, &t->c, ctaid);
     t->live = 1;
@@ -144,6 +145,7 @@ EmuStatus tm_sm_start_cta(TmSm *sm, EmuDim3 ctaid, Cycle now)
                                .age = g->age++};
         t->slot[i] = (uint16_t)s;
         tm_sched_add(sm->sc[s % sm->nsc].sched, (uint16_t)s);
+        sm->sc[s % sm->nsc].issue_wake = 0;
     }
     sm->ncta_live++;
     sm->warps_used += g->cta_warps;
@@ -152,6 +154,7 @@ EmuStatus tm_sm_start_cta(TmSm *sm, EmuDim3 ctaid, Cycle now)
     sm->shared_used += g->cta_shared;
     sm->active_warps += g->x->nwarps;
     sm->ctr->ctas++;
+    sm->wake = now;
     return EMU_OK;
 }
 
@@ -161,6 +164,7 @@ void tm_sm_warp_done(TmSm *sm, uint16_t slot)
     TmCta *t = w->cta;
     TmGpu *g = sm->gpu;
     tm_sched_remove(sm->sc[slot % sm->nsc].sched, slot);
+    sm->sc[slot % sm->nsc].issue_wake = 0;
     *w = (TmWarp){0};
     sm->active_warps--;
     if (--t->warps_left)
@@ -206,6 +210,8 @@ static void barrier_check(TmSm *sm, TmCta *t, Cycle now)
     if (!released)
         return;
     sm->ctr->barrier_releases++;
+    for (uint32_t i = 0; i < sm->nsc; i++)
+        sm->sc[i].issue_wake = 0;
     for (uint32_t i = 0; i < g->x->nwarps; i++) {
         TmWarp *w = &sm->warp[t->slot[i]];
         if (w->fw && w->fw->state == EW_RUN && w->ready_at <= now)
@@ -230,6 +236,7 @@ static void issue(TmSm *sm, TmSubcore *sc, uint16_t slot, const TmInsn *ti, int 
         TmOcu *o = &sc->ocu[ocu];
         o->busy = 1, o->slot = slot, o->cls = ti->cls, o->reads_left = ti->nsrc;
         o->issued = now, o->seq = sm->seq++, o->ti = ti, o->acc_next = 0, o->wb = -1;
+        sc->ocu_busy++;
         tm_rf_request(sm, sc, (uint16_t)ocu, ti, now);
         tm_sb_set(w, ti);
         w->inflight++;
@@ -274,11 +281,43 @@ static unsigned can_issue(TmSm *sm, TmSubcore *sc, const TmWarp *w, const TmInsn
     return TS_ISSUED;
 }
 
+/* Counts the cycle's issue outcome. */
+static void count_stall(TmSm *sm, TmSubcore *sc, unsigned best)
+{
+    sm->ctr->ocu_alloc_stalls += best == TS_COLLECTOR;
+    sm->stir |= best == TS_COLLECTOR; /* counted per tick, not by tm_sm_skip */
+    (*stall_counter(sm->ctr, best))++;
+    sc->last_stall = (uint8_t)best;
+}
+
+/* After a scan that issued nothing: the first cycle a time-dependent check of can_issue
+ * (a warp's ready time, a unit's initiation interval) changes its answer. Other inputs
+ * (scoreboard, collectors, warps, barriers, mem_blocked) reset issue_wake when they
+ * change. */
+static Cycle issue_next(const TmSm *sm, const TmSubcore *sc, Cycle now)
+{
+    Cycle next = TM_NEVER;
+    for (uint32_t k = 0; k < sc->nslots; k++) {
+        const TmWarp *w = &sm->warp[sc->slots[k]];
+        if (w->fw && w->ready_at > now && w->ready_at < next)
+            next = w->ready_at;
+    }
+    for (unsigned c = 0; c < TC_COUNT; c++)
+        if (sc->unit_next[c] > now + 1 && sc->unit_next[c] - 1 < next)
+            next = sc->unit_next[c] - 1;
+    return next;
+}
+
 static int subcore_issue(TmSm *sm, TmSubcore *sc, Cycle now)
 {
+    if (sc->issue_wake > now) { /* the last scan's answer still holds */
+        count_stall(sm, sc, sc->last_stall);
+        return 0;
+    }
     uint16_t order[256];
     uint32_t n = sc->sched->ops->order(sc->sched, sm, sc, order);
     unsigned best = TS_NO_WARP;
+    int moved = 0;
     for (uint32_t i = 0; i < n && !sm->gpu->status; i++) {
         const TmInsn *ti = NULL;
         int ocu = -1;
@@ -290,13 +329,13 @@ static int subcore_issue(TmSm *sm, TmSubcore *sc, Cycle now)
             break;
         }
         if (why == TS_BARRIER || (why == TS_SCOREBOARD && w->long_ops))
-            sc->sched->ops->long_stall(sc->sched, order[i]);
+            moved |= sc->sched->ops->long_stall(sc->sched, order[i]);
         if (why > best)
             best = why;
     }
-    sm->ctr->ocu_alloc_stalls += best == TS_COLLECTOR;
-    (*stall_counter(sm->ctr, best))++;
-    sc->last_stall = (uint8_t)best;
+    sm->stir |= moved;
+    count_stall(sm, sc, best);
+    sc->issue_wake = best == TS_ISSUED || moved ? 0 : issue_next(sm, sc, now);
     return best == TS_ISSUED;
 }
 
@@ -315,8 +354,53 @@ static int mem_tick(TmSm *sm, Cycle now)
     return work;
 }
 
+static Cycle later_min(Cycle best, Cycle t, Cycle now)
+{
+    return t > now && t < best ? t : best;
+}
+
+/* The core's part of tm_sm_next: write-back, unit initiation intervals, warp ready times. */
+static Cycle core_next(const TmSm *sm, Cycle now)
+{
+    Cycle next = tm_wb_next(sm, now);
+    for (uint32_t i = 0; i < sm->nsc; i++)
+        for (unsigned c = 0; c < TC_COUNT; c++)
+            if (sm->sc[i].unit_next[c])
+                next = later_min(next, sm->sc[i].unit_next[c] - 1, now);
+    for (uint32_t s = 0; s < sm->max_warps; s++)
+        if (sm->warp[s].fw)
+            next = later_min(next, sm->warp[s].ready_at, now);
+    return next;
+}
+
+Cycle tm_sm_next(const TmSm *sm, Cycle now)
+{
+    Cycle next = core_next(sm, now);
+    if (sm->ldst)
+        next = later_min(next, ldst_next(sm->ldst, now), now);
+    return next;
+}
+
+/* After a tick that did nothing and changed nothing, the ticks up to this cycle would
+ * repeat it exactly (barring memory responses and new CTAs, which gpu.c watches): the
+ * earliest cycle a time-dependent check (ready times, initiation intervals for issue and
+ * for dispatch, write-back, the LD/ST unit, the shared-memory banks) can change its
+ * answer. */
+static Cycle sm_wake(const TmSm *sm, Cycle now)
+{
+    Cycle next = core_next(sm, now);
+    for (uint32_t i = 0; i < sm->nsc; i++) /* a collected operand dispatches then */
+        for (unsigned c = 0; c < TC_COUNT; c++)
+            next = later_min(next, sm->sc[i].unit_next[c], now);
+    if (sm->ldst)
+        next = later_min(next, ldst_wake(sm->ldst, now), now);
+    return next;
+}
+
 int tm_sm_tick(TmSm *sm, Cycle now)
 {
+    tm_sm_settle(sm);
+    sm->stir = 0;
     int work = mem_tick(sm, now);
     work |= tm_wb_tick(sm, now);
     for (uint32_t i = 0; i < sm->nsc; i++) {
@@ -328,27 +412,8 @@ int tm_sm_tick(TmSm *sm, Cycle now)
     sm->ctr->subcore_cycles += sm->nsc;
     sm->ctr->active_warp_cycles += sm->active_warps;
     sm->ctr->sm_busy_cycles += sm->ncta_live != 0;
+    sm->wake = work || sm->stir ? now + 1 : sm_wake(sm, now);
     return work;
-}
-
-static Cycle later_min(Cycle best, Cycle t, Cycle now)
-{
-    return t > now && t < best ? t : best;
-}
-
-Cycle tm_sm_next(const TmSm *sm, Cycle now)
-{
-    Cycle next = tm_wb_next(sm, now);
-    for (uint32_t i = 0; i < sm->nsc; i++)
-        for (unsigned c = 0; c < TC_COUNT; c++)
-            if (sm->sc[i].unit_next[c])
-                next = later_min(next, sm->sc[i].unit_next[c] - 1, now);
-    for (uint32_t s = 0; s < sm->max_warps; s++)
-        if (sm->warp[s].fw)
-            next = later_min(next, sm->warp[s].ready_at, now);
-    if (sm->ldst)
-        next = later_min(next, ldst_next(sm->ldst, now), now);
-    return next;
 }
 
 void tm_sm_skip(TmSm *sm, Cycle n)
@@ -358,6 +423,13 @@ void tm_sm_skip(TmSm *sm, Cycle n)
     sm->ctr->subcore_cycles += n * sm->nsc;
     sm->ctr->active_warp_cycles += n * sm->active_warps;
     sm->ctr->sm_busy_cycles += sm->ncta_live ? n : 0;
+}
+
+void tm_sm_settle(TmSm *sm)
+{
+    if (sm->slept)
+        tm_sm_skip(sm, sm->slept);
+    sm->slept = 0;
 }
 
 int tm_sm_idle(const TmSm *sm)

@@ -19,6 +19,8 @@ int tm_sm_tick(TmSm *sm, Cycle now);
 Cycle tm_sm_next(const TmSm *sm, Cycle now);
 /* Accounts n skipped idle cycles (stall causes and occupancy stay as in the last one). */
 void tm_sm_skip(TmSm *sm, Cycle n);
+/* Accounts the cycles the SM slept (sm->slept) as skipped ones. */
+void tm_sm_settle(TmSm *sm);
 int tm_sm_idle(const TmSm *sm);
 void tm_sm_dump(const TmSm *sm, FILE *f);
 

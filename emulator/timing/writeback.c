@@ -9,6 +9,8 @@
  * (a bank takes one write per cycle; the write wins over reads, rf.c). An entry whose
  * registers are all written clears its scoreboard bits, so a dependent instruction can
  * issue in the same cycle. Entries without destinations (stores) just retire.
+ * wb_min keeps a lower bound of the ready cycles, so cycles with nothing ready cost no
+ * scan of the entries.
  */
 #include <stdlib.h>
 #include "timing/core.h"
@@ -41,14 +43,23 @@ int tm_wb_new(TmSm *sm, const TmSubcore *sc, const TmOcu *o)
 void tm_wb_mem_done(TmSm *sm, uint64_t tag, Cycle now)
 {
     TmWb *e = &sm->wb[tag];
-    if (e->waiting && --e->waiting == 0)
+    if (e->waiting && --e->waiting == 0) {
         e->at = now;
+        tm_wb_ready(sm, now);
+    }
+}
+
+void tm_wb_ready(TmSm *sm, Cycle at)
+{
+    if (at < sm->wb_min)
+        sm->wb_min = at;
 }
 
 static void retire(TmSm *sm, TmWb *e)
 {
     TmWarp *w = &sm->warp[e->slot];
     tm_sb_clear(w, e->dst, e->ndst);
+    sm->sc[e->sc].issue_wake = 0;
     w->inflight--;
     w->long_ops -= e->is_long;
     e->live = 0;
@@ -68,6 +79,7 @@ static int write_regs(TmSm *sm, TmWb *e, Cycle now)
         if (sc->wb_used == sm->cfg->core_wb_ports || tm_rf_write(sm, sc, r, now))
             return 0;
         sc->wb_used++;
+        sc->issue_wake = 0;
         sm->warp[e->slot].sb[r >> 6] &= ~(1ull << (r & 63));
         e->ndst--;
     }
@@ -85,9 +97,16 @@ int tm_wb_tick(TmSm *sm, Cycle now)
     uint32_t ready[BATCH], n = 0;
     for (uint32_t i = 0; i < sm->nsc; i++)
         sm->sc[i].wb_used = 0;
-    for (uint32_t i = 0; i < sm->nwb && n < BATCH; i++)
-        if (sm->wb[i].live && sm->wb[i].at <= now)
+    if (sm->wb_min > now)
+        return 0;
+    Cycle later = TM_NEVER; /* the next ready cycle of the others */
+    for (uint32_t i = 0; i < sm->nwb; i++) {
+        const TmWb *e = &sm->wb[i];
+        if (e->live && e->at <= now && n < BATCH)
             ready[n++] = i;
+        else if (e->live && e->at < later)
+            later = e->at;
+    }
     for (uint32_t i = 1; i < n; i++) /* insertion sort, oldest first */
         for (uint32_t j = i; j > 0 && older(&sm->wb[ready[j]], &sm->wb[ready[j - 1]]); j--) {
             uint32_t t = ready[j];
@@ -97,7 +116,10 @@ int tm_wb_tick(TmSm *sm, Cycle now)
         TmWb *e = &sm->wb[ready[i]];
         if (write_regs(sm, e, now))
             retire(sm, e);
+        else
+            later = now; /* ports or banks ran out: again next cycle */
     }
+    sm->wb_min = later;
     return n != 0;
 }
 
