@@ -148,6 +148,10 @@ int emu_simt_brc(EmuWarp *w, const EmuInsn *in);
 void emu_simt_exit(EmuWarp *w, uint32_t lanes);
 /* Pops entries that are empty or have reached their reconvergence pc. */
 void emu_simt_settle(EmuWarp *w);
+/* Executes control instruction `in` (bra, brc, exit, bar, barred, trap) at pc for the
+ * lanes in mask: SIMT stack, barrier arrival (the warp becomes EW_BARRIER, or EW_DONE if
+ * no lanes are left), faults. Shared by the functional loop and the timing step. */
+EmuStatus emu_exec_ctrl(EmuExec *x, EmuWarp *w, const EmuInsn *in, uint32_t pc, uint32_t mask);
 
 #define EMU_BARRIERS 16 /* barrier ids 0..15 */
 

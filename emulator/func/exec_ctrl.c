@@ -1,7 +1,7 @@
 /*
  * exec_ctrl.c - control flow: the per-warp IPDOM reconvergence (SIMT) stack, and the
- * decoding of bra, brc, exit, bar, barred and trap (which the warp loop in launch.c
- * executes).
+ * decoding and execution of bra, brc, exit, bar, barred and trap (emu_exec_ctrl, called
+ * by the functional loop in launch.c and by the timing model's step in step.c).
  *
  * Stack model. Each entry is (pc, rpc, mask): lanes `mask` run from pc until pc reaches
  * rpc, then the entry is popped and the entry below resumes. The bottom entry has rpc =
@@ -113,4 +113,34 @@ int emu_pick_barred(const XInsn *xi, EmuInsn *o)
     if (xi->imm < 0 || xi->imm >= EMU_BARRIERS || xi->sub >= XRED_COUNT)
         return -1;
     return pick_kind(o, EK_BARRED);
+}
+
+EmuStatus emu_exec_ctrl(EmuExec *x, EmuWarp *w, const EmuInsn *in, uint32_t pc, uint32_t mask)
+{
+    EmuSimt *top = &w->stack[w->depth - 1];
+    switch (in->kind) {
+    case EK_BRA:
+        top->pc = in->target;
+        emu_simt_settle(w);
+        break;
+    case EK_BRC:
+        if (emu_simt_brc(w, in))
+            return emu_exec_fault(x, EMU_ERR_LAUNCH_FAILURE, (mask ? (unsigned)__builtin_ctz(mask) : 0), 0,
+                                  "SIMT stack overflow"), x->fstatus;
+        break;
+    case EK_EXIT:
+        emu_simt_exit(w, mask);
+        break;
+    case EK_BAR:
+    case EK_BARRED:
+        emu_bar_arrive(w, in, pc, mask);
+        top->pc = pc + 1;
+        emu_simt_settle(w);
+        w->state = w->depth ? EW_BARRIER : EW_DONE;
+        return EMU_OK;
+    default: /* EK_TRAP */
+        return emu_exec_fault(x, EMU_ERR_LAUNCH_FAILURE, (mask ? (unsigned)__builtin_ctz(mask) : 0), 0, "trap executed"),
+               x->fstatus;
+    }
+    return EMU_OK;
 }

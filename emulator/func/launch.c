@@ -82,32 +82,9 @@ static EmuStatus warp_run(EmuExec *x, EmuWarp *w)
         }
         top->pc = pc;
         if (in) {
-            switch (in->kind) {
-            case EK_BRA:
-                top->pc = in->target;
-                emu_simt_settle(w);
-                break;
-            case EK_BRC:
-                if (emu_simt_brc(w, in))
-                    return emu_exec_fault(x, EMU_ERR_LAUNCH_FAILURE, low_lane(mask), 0,
-                                          "SIMT stack overflow"), x->fstatus;
-                break;
-            case EK_EXIT:
-                emu_simt_exit(w, mask);
-                break;
-            case EK_BAR:
-            case EK_BARRED:
-                emu_bar_arrive(w, in, pc, mask);
-                top->pc = pc + 1;
-                emu_simt_settle(w);
-                w->state = EW_BARRIER;
-                if (!w->depth)
-                    w->state = EW_DONE;
-                return EMU_OK;
-            default: /* EK_TRAP */
-                return emu_exec_fault(x, EMU_ERR_LAUNCH_FAILURE, low_lane(mask), 0,
-                                      "trap executed"), x->fstatus;
-            }
+            EmuStatus s = emu_exec_ctrl(x, w, in, pc, mask);
+            if (s || in->kind == EK_BAR || in->kind == EK_BARRED)
+                return s;
         } else {
             emu_simt_settle(w);
         }

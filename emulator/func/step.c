@@ -68,38 +68,6 @@ static int is_mem(const EmuInsn *in)
     return in->op == XOP_ld || in->op == XOP_st || in->op == XOP_atom || in->op == XOP_atomcas;
 }
 
-/* Control instructions, as warp_run's switch. */
-static EmuStatus step_ctrl(EmuExec *x, EmuWarp *w, const EmuInsn *in, uint32_t pc,
-                           uint32_t mask)
-{
-    EmuSimt *top = &w->stack[w->depth - 1];
-    switch (in->kind) {
-    case EK_BRA:
-        top->pc = in->target;
-        emu_simt_settle(w);
-        break;
-    case EK_BRC:
-        if (emu_simt_brc(w, in))
-            return emu_exec_fault(x, EMU_ERR_LAUNCH_FAILURE, low_lane(mask), 0,
-                                  "SIMT stack overflow"), x->fstatus;
-        break;
-    case EK_EXIT:
-        emu_simt_exit(w, mask);
-        break;
-    case EK_BAR:
-    case EK_BARRED:
-        emu_bar_arrive(w, in, pc, mask);
-        top->pc = pc + 1;
-        emu_simt_settle(w);
-        w->state = w->depth ? EW_BARRIER : EW_DONE;
-        return EMU_OK;
-    default: /* EK_TRAP */
-        return emu_exec_fault(x, EMU_ERR_LAUNCH_FAILURE, low_lane(mask), 0, "trap executed"),
-               x->fstatus;
-    }
-    return EMU_OK;
-}
-
 EmuStatus emu_warp_step(EmuExec *x, EmuCta *c, EmuWarp *w, int capture_on, EmuStep *st)
 {
     if (x->cta != c)
@@ -126,7 +94,7 @@ EmuStatus emu_warp_step(EmuExec *x, EmuCta *c, EmuWarp *w, int capture_on, EmuSt
     w->clock++;
     x->tinsns += (uint32_t)__builtin_popcount(mask);
     if (in->kind != EK_PLAIN) {
-        EmuStatus s = step_ctrl(x, w, in, pc, mask);
+        EmuStatus s = emu_exec_ctrl(x, w, in, pc, mask);
         if (s || w->state != EW_RUN)
             return s;
     } else {
