@@ -109,9 +109,14 @@ uint64_t cache_line_addr(const Cache *c, uint64_t addr)
     return addr & ~(uint64_t)(c->line - 1);
 }
 
+/* (line / line size / set_div) mod sets, with shifts and masks for powers of two. */
 static CacheLine *set_of(Cache *c, uint64_t line)
 {
-    return &c->lines[(size_t)((line / c->line / c->set_div) % c->sets) * c->ways];
+    uint64_t l = line >> __builtin_ctz(c->line); /* a power of two (cache_init) */
+    unsigned d = c->set_div, s = c->sets;
+    if (d > 1)
+        l = d & (d - 1) ? l / d : l >> __builtin_ctz(d);
+    return &c->lines[(size_t)(s & (s - 1) ? l % s : l & (s - 1)) * c->ways];
 }
 
 CacheLine *cache_find(Cache *c, uint64_t line)

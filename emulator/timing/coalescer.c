@@ -21,10 +21,34 @@ uint64_t coal_local_addr(unsigned sm, unsigned warp, unsigned lane, uint64_t off
            (((off / 4) * 32 + lane) * 4 + off % 4);
 }
 
+/* Requests are found by line through a small open-addressing index (slot = request
+ * number + 1), after a check of the request the previous bytes went to. */
+#define COAL_HASH 256 /* > 2 x COAL_MAX */
+
 typedef struct CoalOut {
     TmReq *req;
-    unsigned n, line, sector;
+    unsigned n, line, sector_shift, last;
+    uint8_t index[COAL_HASH];
 } CoalOut;
+
+static unsigned coal_find(CoalOut *o, uint64_t line)
+{
+    if (o->n && o->req[o->last].line == line)
+        return o->last;
+    unsigned h = (unsigned)((line * 0x9e3779b97f4a7c15ull) >> 56) % COAL_HASH;
+    for (;; h = (h + 1) % COAL_HASH) {
+        unsigned k = o->index[h];
+        if (!k) {
+            if (o->n == COAL_MAX)
+                return COAL_MAX; /* cannot happen for sizes <= 16 */
+            o->req[o->n] = (TmReq){.line = line};
+            o->index[h] = (uint8_t)++o->n;
+            return o->last = o->n - 1;
+        }
+        if (o->req[k - 1].line == line)
+            return o->last = k - 1;
+    }
+}
 
 /* Adds bytes [addr, addr + len) to the request list. */
 static void coal_bytes(CoalOut *o, uint64_t addr, unsigned len)
@@ -33,17 +57,12 @@ static void coal_bytes(CoalOut *o, uint64_t addr, unsigned len)
     while (addr < end) {
         uint64_t line = addr & ~(uint64_t)(o->line - 1);
         uint64_t stop = line + o->line < end ? line + o->line : end;
-        unsigned first = (unsigned)((addr - line) / o->sector);
-        unsigned last = (unsigned)((stop - 1 - line) / o->sector);
+        unsigned first = (unsigned)((addr - line) >> o->sector_shift);
+        unsigned last = (unsigned)((stop - 1 - line) >> o->sector_shift);
         uint8_t sectors = (uint8_t)(((1u << (last + 1)) - 1) & ~((1u << first) - 1));
-        unsigned i = 0;
-        while (i < o->n && o->req[i].line != line)
-            i++;
-        if (i == o->n) {
-            if (o->n == COAL_MAX)
-                return; /* cannot happen for sizes <= 16 */
-            o->req[o->n++] = (TmReq){.line = line};
-        }
+        unsigned i = coal_find(o, line);
+        if (i == COAL_MAX)
+            return;
         o->req[i].sectors |= sectors;
         addr = stop;
     }
@@ -67,7 +86,9 @@ static void coal_lane(CoalOut *o, const TmAccess *a, unsigned sm, unsigned lane)
 
 unsigned coal_split(const TmAccess *a, unsigned sm, unsigned line, unsigned sector, TmReq *out)
 {
-    CoalOut o = {out, 0, line, sector};
+    CoalOut o = {.req = out, .line = line};
+    while ((1u << o.sector_shift) < sector)
+        o.sector_shift++;
     for (unsigned lane = 0; lane < 32; lane++)
         if (a->mask >> lane & 1)
             coal_lane(&o, a, sm, lane);

@@ -13,6 +13,7 @@
 #define EMU_TIMING_CORE_H
 
 #include "device.h"
+#include "timing/heap.h"
 #include "timing/ldst.h"
 #include "timing/rng.h"
 #include "timing/timing.h"
@@ -96,7 +97,7 @@ typedef struct TmOcu {
 typedef struct TmWb {
     int live;
     uint16_t sc, slot;
-    uint8_t ndst, is_long;
+    uint8_t ndst, is_long, queued; /* queued: in the ready heap */
     uint8_t dst[TM_MAXDST];
     uint32_t waiting;   /* memory accesses still outstanding */
     Cycle at;           /* result ready (TM_NEVER while waiting) */
@@ -117,6 +118,8 @@ typedef struct TmSubcore {
     uint32_t wb_used;    /* write-back ports used this cycle */
     uint8_t mem_blocked; /* the LD/ST unit refused this sub-core's last access */
     uint32_t ocu_busy;   /* collectors held */
+    uint32_t ocu_collected; /* of them, with every source read (may dispatch) */
+    uint32_t reads_queued;  /* register reads waiting at the banks */
     Cycle issue_wake;    /* the issue scan found nothing and would find the same before
                           * this cycle unless an input changes; 0: scan (sm.c) */
 } TmSubcore;
@@ -140,7 +143,9 @@ struct TmSm {
     uint64_t shared_used;
     TmWb *wb;              /* write-back entries (pool; tag = index) */
     uint32_t nwb, capwb, wb_live;
-    Cycle wb_min;          /* no live entry is ready before this cycle (a lower bound) */
+    uint32_t *wb_free, nwb_free; /* [capwb] free entries */
+    uint32_t *wb_keep;     /* [capwb] write-back's scratch list */
+    TmHeap wb_ready;       /* entries with a known ready cycle, oldest first */
     LdSt *ldst;            /* NULL with core.mem_latency > 0 */
     uint64_t seq;
     uint64_t active_warps; /* warps resident now (occupancy) */
@@ -179,8 +184,8 @@ Cycle tm_unit_start(TmSm *sm, TmSubcore *sc, unsigned cls, Cycle issued, Cycle n
 int tm_wb_new(TmSm *sm, const TmSubcore *sc, const TmOcu *o); /* index, or -1 (no memory) */
 int tm_wb_tick(TmSm *sm, Cycle now);
 void tm_wb_mem_done(TmSm *sm, uint64_t tag, Cycle now);
-/* An entry's ready cycle was set to at. */
-void tm_wb_ready(TmSm *sm, Cycle at);
+/* Entry i's ready cycle is known: queue it for write-back (once). */
+void tm_wb_ready(TmSm *sm, uint32_t i);
 Cycle tm_wb_next(const TmSm *sm, Cycle now);
 
 /* sm.c: a warp's instruction completed (scoreboard cleared): retire the slot/CTA. */

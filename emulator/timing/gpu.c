@@ -18,8 +18,11 @@
  * response or CTA reaches it; each cycle it sleeps counts as a repeat of that tick
  * (accounted when it wakes or the counters are read), so the result is the same as
  * ticking it. When nothing happened in
- * a cycle, nothing can happen before the earliest cycle some unit names (x_next), so the
- * loop jumps there and accounts the skipped cycles as repeats of the idle one. The
+ * a cycle, nothing can happen before the earliest cycle some unit names (an SM's wake
+ * cycle, memsys_next), so the loop jumps there, or to the next interval record if that
+ * comes first, and accounts the skipped cycles as repeats of the idle one. With
+ * emu.skip_idle = false every unit ticks every cycle instead; the statistics must be
+ * the same (test 404 checks it on every sample). The
  * launch ends, after its last cycle, when every CTA has finished and every unit is idle;
  * `cycles` counts cycles 0 .. last. A launch with no event pending that is not done is a
  * bug in the model: it dumps every unit and fails with EMU_ERR_LAUNCH_FAILURE.
@@ -165,13 +168,13 @@ static int gpu_idle(const TmGpu *g)
     return 1;
 }
 
+/* After a cycle in which nothing happened: every SM's wake cycle (> now: it ticked or
+ * slept this cycle) bounds what it can do next, and the memory system names its own. */
 static Cycle gpu_next(const TmGpu *g)
 {
     Cycle next = g->mem ? memsys_next(g->mem, g->now) : TM_NEVER;
-    for (uint32_t i = 0; i < g->nsm; i++) {
-        Cycle t = tm_sm_next(g->sm[i], g->now);
-        next = t < next ? t : next;
-    }
+    for (uint32_t i = 0; i < g->nsm; i++)
+        next = g->sm[i]->wake < next ? g->sm[i]->wake : next;
     return next;
 }
 
@@ -191,7 +194,7 @@ static void gpu_dump(const TmGpu *g, FILE *f)
  * Its tick would repeat the last one, so it is accounted as one (tm_sm_skip). */
 static int sm_asleep(const TmGpu *g, uint32_t i)
 {
-    return g->sm[i]->wake > g->now && (!g->mem || memsys_recv_next(g->mem, i) > g->now);
+    return g->cfg->emu_skip_idle && g->sm[i]->wake > g->now && (!g->mem || memsys_recv_next(g->mem, i) > g->now);
 }
 
 /* One cycle of every unit; returns whether anything happened. */
@@ -241,6 +244,10 @@ static EmuStatus gpu_run(TmGpu *g, EmuFault *fault)
                      (unsigned long long)g->now);
             return EMU_ERR_LAUNCH_FAILURE;
         }
+        if (!g->cfg->emu_skip_idle)
+            next = g->now + 1;
+        if (interval && next > next_rec) /* stop at the next record */
+            next = next_rec;
         for (uint32_t i = 0; i < g->nsm && next > g->now + 1; i++)
             tm_sm_skip(g->sm[i], next - g->now - 1);
         g->now = next;

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "timing/coalescer.h"
+#include "timing/heap.h"
 #include "timing/l1.h"
 #include "timing/smem.h"
 
@@ -38,7 +39,8 @@ struct LdSt {
     TmCounters *ctr;
     LdAccess *acc;          /* [nacc] access slots */
     unsigned nacc, inflight;
-    Cycle done_min;         /* no complete access is done before this cycle (lower bound) */
+    unsigned *free, nfree;  /* [nacc] free slots */
+    TmHeap done;            /* complete accesses by completion cycle, then issue order */
     uint64_t seq;
     TmReq queue[COAL_MAX];  /* requests of the access being looked up */
     unsigned qhead, qlen;
@@ -84,6 +86,8 @@ void ldst_free(LdSt *u)
         return;
     l1_free(&u->l1);
     free(u->acc);
+    free(u->free);
+    tm_heap_free(&u->done);
     free(u->fillbuf);
     free(u);
 }
@@ -96,27 +100,31 @@ void ldst_connect(LdSt *u, MemSys *m)
 /* A free access slot (the table grows; slots are reused). Returns its index or -1. */
 static int acc_alloc(LdSt *u, uint64_t tag)
 {
-    unsigned i = 0;
-    while (i < u->nacc && u->acc[i].used)
-        i++;
-    if (i == u->nacc) {
+    if (!u->nfree) {
         unsigned n = u->nacc ? 2 * u->nacc : 16;
         LdAccess *a = realloc(u->acc, n * sizeof *a);
-        if (!a)
+        if (a)
+            u->acc = a;
+        unsigned *f = a ? realloc(u->free, n * sizeof *f) : NULL;
+        if (!f)
             return -1;
         memset(a + u->nacc, 0, (n - u->nacc) * sizeof *a);
-        u->acc = a, u->nacc = n;
+        u->free = f;
+        for (unsigned k = n; k > u->nacc; k--) /* lowest slot first */
+            u->free[u->nfree++] = k - 1;
+        u->nacc = n;
     }
+    unsigned i = u->free[--u->nfree];
     u->acc[i] = (LdAccess){.tag = tag, .seq = u->seq++, .used = 1};
     u->inflight++;
     return (int)i;
 }
 
-/* Access a has all its requests resolved. */
+/* Access a has all its requests resolved: it completes at a->done. */
 static void acc_complete(LdSt *u, const LdAccess *a)
 {
-    if (a->done < u->done_min)
-        u->done_min = a->done;
+    /* Out of host memory, the access never completes: the core reports the stall. */
+    (void)tm_heap_push(&u->done, a->done, a->seq, (uint32_t)(a - u->acc));
 }
 
 static void acc_resolve(LdSt *u, unsigned slot, Cycle at)
@@ -215,46 +223,24 @@ int ldst_tick(LdSt *u, Cycle now)
 
 int ldst_done(LdSt *u, uint64_t *tag, Cycle now)
 {
-    if (u->done_min > now)
+    if (tm_heap_min(&u->done) > now)
         return 0;
-    LdAccess *best = NULL;
-    Cycle later = TM_NEVER; /* the earliest completion of the others */
-    for (unsigned i = 0; i < u->nacc && u->inflight; i++) {
-        LdAccess *a = &u->acc[i];
-        if (!a->used || a->left)
-            continue;
-        if (a->done > now)
-            later = a->done < later ? a->done : later;
-        else if (!best || a->done < best->done ||
-                 (a->done == best->done && a->seq < best->seq))
-            best = a;
-    }
-    u->done_min = best ? 0 : later; /* after a pop, look again */
-    if (!best)
-        return 0;
-    *tag = best->tag;
-    best->used = 0;
+    LdAccess *a = &u->acc[tm_heap_pop(&u->done).idx];
+    *tag = a->tag;
+    a->used = 0;
+    u->free[u->nfree++] = (unsigned)(a - u->acc);
     u->inflight--;
     return 1;
 }
 
 Cycle ldst_next(const LdSt *u, Cycle now)
 {
-    Cycle next = TM_NEVER;
+    Cycle next = TM_NEVER, done = tm_heap_min(&u->done);
     if (u->qhead < u->qlen && !u->stalled)
         next = now + 1;
-    if (u->done_min) /* exact once ldst_done found nothing more to pop */
-        return u->done_min == TM_NEVER ? next
-               : u->done_min > now ? (u->done_min < next ? u->done_min : next) : now + 1;
-    for (unsigned i = 0; i < u->nacc && u->inflight; i++) {
-        const LdAccess *a = &u->acc[i];
-        if (a->used && !a->left) {
-            Cycle t = a->done > now ? a->done : now + 1;
-            if (t < next)
-                next = t;
-        }
-    }
-    return next;
+    if (done != TM_NEVER)
+        done = done > now ? done : now + 1;
+    return done < next ? done : next;
 }
 
 Cycle ldst_wake(const LdSt *u, Cycle now)

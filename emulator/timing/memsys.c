@@ -13,7 +13,9 @@
  * order) plus the slices' and channels' own next times; memsys_tick(now) handles all of
  * it up to now in time order (events first at equal cycles, then slices, then channels,
  * each by index), so skipping idle cycles gives the same result as ticking every cycle.
- * The time of the next such step is kept until memsys_send queues a new request.
+ * Each slice's and channel's next time is cached (unext) and refreshed whenever the unit
+ * changes; the time of the next step overall is kept until memsys_send queues a new
+ * request.
  *
  * Address mapping, with L = address / line size and b = ceil(log2(l2.slices)):
  *   slice   = L mod slices                              (l2.slice_hash = mod)
@@ -67,7 +69,7 @@ typedef struct MsSlice {
 } MsSlice;
 
 struct MemSys {
-    unsigned nsm, nslice, nchan, slice_bits, line, lines_per_row, banks, nsub;
+    unsigned nsm, nslice, nchan, slice_bits, line, line_shift, lines_per_row, banks, nsub;
     int xor_hash;
     Icnt icnt;
     MsSlice *slice;
@@ -77,6 +79,7 @@ struct MemSys {
     unsigned nev, evcap;
     uint64_t seq;
     TmReq *fillbuf;   /* [l2.mshr_merge] */
+    Cycle *unext;     /* [nslice + nchan] next step of each slice, then each channel */
     TmCounters *ctr;
     Cycle quiet;      /* no event, slice or channel acts before this cycle; memsys_send,
                        * which queues at a slice, resets it */
@@ -154,7 +157,7 @@ static MsEvent ev_pop(MemSys *m)
 
 static unsigned ms_slice(const MemSys *m, uint64_t addr)
 {
-    uint64_t l = addr / m->line;
+    uint64_t l = addr >> m->line_shift;
     if (!m->xor_hash)
         return (unsigned)(l % m->nslice);
     return (unsigned)((l ^ l >> m->slice_bits ^ l >> 2 * m->slice_bits) % m->nslice);
@@ -218,12 +221,15 @@ MemSys *memsys_new(const EmuConfig *cfg, TmCounters *ctr, char *err, size_t n)
     m->xor_hash = strcmp(cfg->l2_slice_hash, "xor") == 0;
     while ((1u << m->slice_bits) < m->nslice)
         m->slice_bits++;
+    while ((1u << m->line_shift) < m->line)
+        m->line_shift++;
     m->ctr = ctr;
     m->slice = calloc(m->nslice, sizeof *m->slice);
     m->chan = calloc(m->nchan, sizeof *m->chan);
     m->to_sm = calloc(m->nsm, sizeof *m->to_sm);
     m->fillbuf = calloc(cfg->l2_mshr_merge ? cfg->l2_mshr_merge : 1, sizeof *m->fillbuf);
-    if (!m->slice || !m->chan || !m->to_sm || !m->fillbuf) {
+    m->unext = malloc((m->nslice + m->nchan) * sizeof *m->unext);
+    if (!m->slice || !m->chan || !m->to_sm || !m->fillbuf || !m->unext) {
         snprintf(err, n, "out of memory");
         memsys_free(m);
         return NULL;
@@ -232,6 +238,8 @@ MemSys *memsys_new(const EmuConfig *cfg, TmCounters *ctr, char *err, size_t n)
         memsys_free(m);
         return NULL;
     }
+    for (unsigned i = 0; i < m->nslice + m->nchan; i++)
+        m->unext[i] = TM_NEVER;
     return m;
 }
 
@@ -252,8 +260,27 @@ void memsys_free(MemSys *m)
     free(m->chan);
     free(m->to_sm);
     free(m->fillbuf);
+    free(m->unext);
     free(m->ev);
     free(m);
+}
+
+static Cycle slice_next(const MsSlice *s)
+{
+    const MsItem *h = q_front(&s->in);
+    if (!h || s->blocked)
+        return TM_NEVER;
+    return h->at > s->free ? h->at : s->free;
+}
+
+static void slice_changed(MemSys *m, unsigned i)
+{
+    m->unext[i] = slice_next(&m->slice[i]);
+}
+
+static void chan_changed(MemSys *m, unsigned i)
+{
+    m->unext[m->nslice + i] = dram_next(&m->chan[i]);
 }
 
 int memsys_send(MemSys *m, const TmReq *r, Cycle now)
@@ -266,15 +293,9 @@ int memsys_send(MemSys *m, const TmReq *r, Cycle now)
     unsigned s = ms_slice(m, r->line);
     Cycle at = icnt_to_slice(&m->icnt, r, s, now);
     m->quiet = 0;
-    return q_push(&m->slice[s].in, at, r);
-}
-
-static Cycle slice_next(const MsSlice *s)
-{
-    const MsItem *h = q_front(&s->in);
-    if (!h || s->blocked)
-        return TM_NEVER;
-    return h->at > s->free ? h->at : s->free;
+    int ok = q_push(&m->slice[s].in, at, r);
+    slice_changed(m, s);
+    return ok;
 }
 
 /* Turns the slice's decisions into events. */
@@ -292,10 +313,12 @@ static void slice_step(MemSys *m, unsigned i, Cycle t)
     int n = l2_access(&s->l2, &q_front(&s->in)->r, t, act);
     if (n < 0) {
         s->blocked = 1;
+        slice_changed(m, i);
         return;
     }
     q_pop(&s->in);
     s->free = t + 1;
+    slice_changed(m, i);
     ms_act(m, i, act, n);
 }
 
@@ -306,6 +329,7 @@ static void chan_step(MemSys *m, unsigned i)
         TmReq r = {.line = d.req.line, .sectors = d.req.sectors, .kind = TM_READ};
         ev_push(m, d.at, EV_FILL, d.req.slice, &r);
     }
+    chan_changed(m, i);
 }
 
 static void ev_step(MemSys *m)
@@ -318,12 +342,14 @@ static void ev_step(MemSys *m)
         unsigned ch;
         DramReq d = ms_dram_req(m, &e.r, e.slice, &ch);
         dram_push(&m->chan[ch], &d, e.at);
+        chan_changed(m, ch);
     } else {
         MsSlice *s = &m->slice[e.slice];
         unsigned k = l2_fill(&s->l2, e.r.line, e.r.sectors, m->fillbuf);
         for (unsigned i = 0; i < k; i++)
             ev_push(m, e.at, EV_RESPOND, e.slice, &m->fillbuf[i]);
         s->blocked = 0;
+        slice_changed(m, e.slice);
     }
 }
 
@@ -335,16 +361,9 @@ int memsys_tick(MemSys *m, Cycle now)
     for (;;) {
         Cycle t = m->nev ? m->ev[0].at : TM_NEVER;
         int unit = -1; /* -1: event; [0, nslice): slice; above: channel */
-        for (unsigned i = 0; i < m->nslice; i++) {
-            Cycle st = slice_next(&m->slice[i]);
-            if (st < t)
-                t = st, unit = (int)i;
-        }
-        for (unsigned i = 0; i < m->nchan; i++) {
-            Cycle ct = dram_next(&m->chan[i]);
-            if (ct < t)
-                t = ct, unit = (int)(m->nslice + i);
-        }
+        for (unsigned i = 0; i < m->nslice + m->nchan; i++)
+            if (m->unext[i] < t)
+                t = m->unext[i], unit = (int)i;
         if (t == TM_NEVER || t > now) {
             m->quiet = t;
             break;
@@ -379,14 +398,8 @@ Cycle memsys_recv_next(const MemSys *m, unsigned sm)
 Cycle memsys_next(const MemSys *m, Cycle now)
 {
     Cycle t = m->nev ? m->ev[0].at : TM_NEVER;
-    for (unsigned i = 0; i < m->nslice; i++) {
-        Cycle st = slice_next(&m->slice[i]);
-        t = st < t ? st : t;
-    }
-    for (unsigned i = 0; i < m->nchan; i++) {
-        Cycle ct = dram_next(&m->chan[i]);
-        t = ct < t ? ct : t;
-    }
+    for (unsigned i = 0; i < m->nslice + m->nchan; i++)
+        t = m->unext[i] < t ? m->unext[i] : t;
     for (unsigned i = 0; i < m->nsm; i++) {
         const MsItem *h = q_front(&m->to_sm[i]);
         if (h && h->at < t)

@@ -67,9 +67,10 @@ static int dispatch_one(TmSm *sm, TmSubcore *sc, TmOcu *o, Cycle now)
         return 0;
     if (sm->wb[o->wb].at == TM_NEVER && !o->step.nacc)
         sm->wb[o->wb].at = now + 1; /* no lane touched memory */
-    tm_wb_ready(sm, sm->wb[o->wb].at);
+    tm_wb_ready(sm, (uint32_t)o->wb);
     o->busy = 0;
     sc->ocu_busy--;
+    sc->ocu_collected--;
     sc->issue_wake = 0; /* a collector is free */
     return 1;
 }
@@ -78,7 +79,7 @@ int tm_ocu_dispatch(TmSm *sm, TmSubcore *sc, Cycle now)
 {
     int work = 0;
     uint32_t n = sm->cfg->rf_collectors_per_subcore;
-    if (!sc->ocu_busy)
+    if (!sc->ocu_collected)
         return 0;
     uint64_t after = 0; /* seq of the last one tried: oldest first, each tried once */
     for (;;) {

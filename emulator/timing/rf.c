@@ -48,12 +48,14 @@ void tm_rf_request(TmSm *sm, TmSubcore *sc, uint16_t ocu, const TmInsn *ti, Cycl
         TmBank *b = bank_of(sm, sc, ti->src[i]);
         b->q[(b->head + b->len++) % b->cap] = (TmRead){ocu, now};
     }
+    sc->reads_queued += ti->nsrc;
+    sc->ocu_collected += !ti->nsrc;
 }
 
 int tm_rf_arbitrate(TmSm *sm, TmSubcore *sc, Cycle now)
 {
     int work = 0;
-    if (!sc->ocu_busy) /* reads belong to held collectors */
+    if (!sc->reads_queued)
         return 0;
     for (uint32_t i = 0; i < sm->cfg->rf_banks_per_subcore; i++) {
         TmBank *b = &sc->bank[i];
@@ -62,7 +64,8 @@ int tm_rf_arbitrate(TmSm *sm, TmSubcore *sc, Cycle now)
         TmRead *r = &b->q[b->head];
         if (r->since >= now) /* queued this cycle: eligible next cycle */
             continue;
-        sc->ocu[r->ocu].reads_left--;
+        sc->ocu_collected += --sc->ocu[r->ocu].reads_left == 0;
+        sc->reads_queued--;
         sm->ctr->rf_bank_reads++;
         sm->ctr->rf_bank_conflicts += r->since + 1 < now;
         b->head = (b->head + 1) % b->cap;

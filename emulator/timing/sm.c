@@ -95,6 +95,9 @@ void tm_sm_free(TmSm *sm)
     free(sm->cta);
     free(sm->warp);
     free(sm->wb);
+    free(sm->wb_free);
+    free(sm->wb_keep);
+    tm_heap_free(&sm->wb_ready);
     free(sm);
 }
 
@@ -359,7 +362,7 @@ static Cycle later_min(Cycle best, Cycle t, Cycle now)
     return t > now && t < best ? t : best;
 }
 
-/* The core's part of tm_sm_next: write-back, unit initiation intervals, warp ready times. */
+/* Write-back, unit initiation intervals for issue, warp ready times. */
 static Cycle core_next(const TmSm *sm, Cycle now)
 {
     Cycle next = tm_wb_next(sm, now);
@@ -370,14 +373,6 @@ static Cycle core_next(const TmSm *sm, Cycle now)
     for (uint32_t s = 0; s < sm->max_warps; s++)
         if (sm->warp[s].fw)
             next = later_min(next, sm->warp[s].ready_at, now);
-    return next;
-}
-
-Cycle tm_sm_next(const TmSm *sm, Cycle now)
-{
-    Cycle next = core_next(sm, now);
-    if (sm->ldst)
-        next = later_min(next, ldst_next(sm->ldst, now), now);
     return next;
 }
 

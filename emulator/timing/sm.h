@@ -15,8 +15,6 @@ int tm_sm_fits(const TmSm *sm);
 EmuStatus tm_sm_start_cta(TmSm *sm, EmuDim3 ctaid, Cycle now);
 /* One cycle; returns non-zero when anything happened. */
 int tm_sm_tick(TmSm *sm, Cycle now);
-/* Earliest cycle > now at which something may happen (TM_NEVER: nothing pending). */
-Cycle tm_sm_next(const TmSm *sm, Cycle now);
 /* Accounts n skipped idle cycles (stall causes and occupancy stay as in the last one). */
 void tm_sm_skip(TmSm *sm, Cycle n);
 /* Accounts the cycles the SM slept (sm->slept) as skipped ones. */

@@ -9,26 +9,32 @@
  * (a bank takes one write per cycle; the write wins over reads, rf.c). An entry whose
  * registers are all written clears its scoreboard bits, so a dependent instruction can
  * issue in the same cycle. Entries without destinations (stores) just retire.
- * wb_min keeps a lower bound of the ready cycles, so cycles with nothing ready cost no
- * scan of the entries.
+ * Entries whose ready cycle is known wait in a heap ordered that way (heap.h); freed
+ * entries go on a free list.
  */
 #include <stdlib.h>
-#include "timing/core.h"
+#include "timing/gpu.h"
 
 int tm_wb_new(TmSm *sm, const TmSubcore *sc, const TmOcu *o)
 {
-    uint32_t i = 0;
-    while (i < sm->nwb && sm->wb[i].live)
-        i++;
-    if (i == sm->nwb) {
+    uint32_t i;
+    if (sm->nwb_free) {
+        i = sm->wb_free[--sm->nwb_free];
+    } else {
         if (sm->nwb == sm->capwb) {
             uint32_t cap = sm->capwb ? 2 * sm->capwb : 64;
             TmWb *p = realloc(sm->wb, cap * sizeof *p);
-            if (!p)
+            if (p)
+                sm->wb = p;
+            uint32_t *f = p ? realloc(sm->wb_free, cap * sizeof *f) : NULL;
+            if (f)
+                sm->wb_free = f;
+            uint32_t *k = f ? realloc(sm->wb_keep, cap * sizeof *k) : NULL;
+            if (!k)
                 return -1;
-            sm->wb = p, sm->capwb = cap;
+            sm->wb_keep = k, sm->capwb = cap;
         }
-        sm->nwb++;
+        i = sm->nwb++;
     }
     TmWb *e = &sm->wb[i];
     *e = (TmWb){.live = 1, .sc = (uint16_t)sc->id, .slot = o->slot, .ndst = o->ti->ndst,
@@ -45,14 +51,18 @@ void tm_wb_mem_done(TmSm *sm, uint64_t tag, Cycle now)
     TmWb *e = &sm->wb[tag];
     if (e->waiting && --e->waiting == 0) {
         e->at = now;
-        tm_wb_ready(sm, now);
+        tm_wb_ready(sm, (uint32_t)tag);
     }
 }
 
-void tm_wb_ready(TmSm *sm, Cycle at)
+void tm_wb_ready(TmSm *sm, uint32_t i)
 {
-    if (at < sm->wb_min)
-        sm->wb_min = at;
+    TmWb *e = &sm->wb[i];
+    if (e->queued || e->at == TM_NEVER)
+        return;
+    e->queued = 1;
+    if (tm_heap_push(&sm->wb_ready, e->at, e->seq, i) < 0)
+        sm->gpu->status = EMU_ERR_OUT_OF_MEMORY;
 }
 
 static void retire(TmSm *sm, TmWb *e)
@@ -64,8 +74,7 @@ static void retire(TmSm *sm, TmWb *e)
     w->long_ops -= e->is_long;
     e->live = 0;
     sm->wb_live--;
-    while (sm->nwb && !sm->wb[sm->nwb - 1].live)
-        sm->nwb--;
+    sm->wb_free[sm->nwb_free++] = (uint32_t)(e - sm->wb);
     if (!w->inflight && w->fw->state == EW_DONE)
         tm_sm_warp_done(sm, e->slot);
 }
@@ -86,48 +95,31 @@ static int write_regs(TmSm *sm, TmWb *e, Cycle now)
     return 1;
 }
 
-static int older(const TmWb *a, const TmWb *b)
-{
-    return a->at != b->at ? a->at < b->at : a->seq < b->seq;
-}
-
 int tm_wb_tick(TmSm *sm, Cycle now)
 {
-    enum { BATCH = 64 };
-    uint32_t ready[BATCH], n = 0;
+    uint32_t nkeep = 0, *keep = sm->wb_keep;
+    int work = 0;
     for (uint32_t i = 0; i < sm->nsc; i++)
         sm->sc[i].wb_used = 0;
-    if (sm->wb_min > now)
-        return 0;
-    Cycle later = TM_NEVER; /* the next ready cycle of the others */
-    for (uint32_t i = 0; i < sm->nwb; i++) {
-        const TmWb *e = &sm->wb[i];
-        if (e->live && e->at <= now && n < BATCH)
-            ready[n++] = i;
-        else if (e->live && e->at < later)
-            later = e->at;
-    }
-    for (uint32_t i = 1; i < n; i++) /* insertion sort, oldest first */
-        for (uint32_t j = i; j > 0 && older(&sm->wb[ready[j]], &sm->wb[ready[j - 1]]); j--) {
-            uint32_t t = ready[j];
-            ready[j] = ready[j - 1], ready[j - 1] = t;
-        }
-    for (uint32_t i = 0; i < n; i++) {
-        TmWb *e = &sm->wb[ready[i]];
+    /* Ready entries oldest first; those that ports or banks hold back wait for the next
+     * cycle, in the same order. */
+    while (tm_heap_min(&sm->wb_ready) <= now) {
+        uint32_t i = tm_heap_pop(&sm->wb_ready).idx;
+        TmWb *e = &sm->wb[i];
+        work = 1;
         if (write_regs(sm, e, now))
             retire(sm, e);
         else
-            later = now; /* ports or banks ran out: again next cycle */
+            keep[nkeep++] = i;
     }
-    sm->wb_min = later;
-    return n != 0;
+    for (uint32_t k = 0; k < nkeep; k++)
+        if (tm_heap_push(&sm->wb_ready, sm->wb[keep[k]].at, sm->wb[keep[k]].seq, keep[k]) < 0)
+            sm->gpu->status = EMU_ERR_OUT_OF_MEMORY;
+    return work;
 }
 
 Cycle tm_wb_next(const TmSm *sm, Cycle now)
 {
-    Cycle next = TM_NEVER;
-    for (uint32_t i = 0; i < sm->nwb; i++)
-        if (sm->wb[i].live && sm->wb[i].at > now && sm->wb[i].at < next)
-            next = sm->wb[i].at;
-    return next;
+    Cycle t = tm_heap_min(&sm->wb_ready);
+    return t == TM_NEVER || t > now ? t : now + 1;
 }
