@@ -39,6 +39,7 @@ typedef struct TmInsn {
     uint8_t nsrc, ndst;
     uint8_t src[TM_MAXSRC]; /* architectural registers read (RZ dropped) */
     uint8_t dst[TM_MAXDST]; /* registers written */
+    uint64_t regs[4];       /* bit r: register r is read or written (scoreboard check) */
 } TmInsn;
 
 /* Issue-stall causes, best (closest to issuing) last. */
@@ -149,7 +150,6 @@ struct TmSm {
     LdSt *ldst;            /* NULL with core.mem_latency > 0 */
     uint64_t seq;
     uint64_t active_warps; /* warps resident now (occupancy) */
-    int changed;           /* a CTA finished this cycle */
     Cycle wake;            /* next cycle the SM must tick (gpu.c sleeps it until then) */
     Cycle slept;           /* cycles slept and not yet accounted (tm_sm_settle) */
     int stir;              /* this tick changed state without reporting work */
@@ -158,7 +158,12 @@ struct TmSm {
 /* scoreboard.c */
 void tm_sb_set(TmWarp *w, const TmInsn *ti);
 void tm_sb_clear(TmWarp *w, const uint8_t *dst, unsigned n);
-int tm_sb_blocked(const TmWarp *w, const TmInsn *ti);
+/* Whether a source or destination of ti has a write in flight. */
+static inline int tm_sb_blocked(const TmWarp *w, const TmInsn *ti)
+{
+    return ((w->sb[0] & ti->regs[0]) | (w->sb[1] & ti->regs[1]) | (w->sb[2] & ti->regs[2]) |
+            (w->sb[3] & ti->regs[3])) != 0;
+}
 
 /* rf.c: banks and the arbiter */
 int tm_rf_init(TmSubcore *sc, const EmuConfig *cfg);

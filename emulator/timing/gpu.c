@@ -79,6 +79,10 @@ static void insn_info(const XInsn *in, TmInsn *t)
         t->nsrc = (uint8_t)operand_regs(in, 0, i, t->src, t->nsrc, TM_MAXSRC);
     if (t->cls == TC_CTRL)
         t->ndst = 0; /* control results (barred, vprintf) are written at issue */
+    for (unsigned i = 0; i < t->nsrc; i++)
+        t->regs[t->src[i] >> 6] |= 1ull << (t->src[i] & 63);
+    for (unsigned i = 0; i < t->ndst; i++)
+        t->regs[t->dst[i] >> 6] |= 1ull << (t->dst[i] & 63);
 }
 
 /* --- setup -------------------------------------------------------------------------------- */
@@ -111,6 +115,7 @@ static EmuStatus gpu_setup(TmGpu *g, const EmuModule *m, int kernel, char *err, 
         insn_info(&m->bin->text[k->code_start + pc], &g->info[pc]);
     if (!c->core_mem_latency && !(g->mem = memsys_new(c, &g->ctr, err, n)))
         return EMU_ERR_INVALID_CONFIG;
+    g->recv_head = g->mem ? memsys_recv_heads(g->mem) : NULL;
     g->sm = calloc(c->gpu_sm_count, sizeof *g->sm);
     if (!g->sm)
         return EMU_ERR_OUT_OF_MEMORY;
@@ -194,19 +199,17 @@ static void gpu_dump(const TmGpu *g, FILE *f)
  * Its tick would repeat the last one, so it is accounted as one (tm_sm_skip). */
 static int sm_asleep(const TmGpu *g, uint32_t i)
 {
-    return g->cfg->emu_skip_idle && g->sm[i]->wake > g->now && (!g->mem || memsys_recv_next(g->mem, i) > g->now);
+    return g->cfg->emu_skip_idle && g->sm[i]->wake > g->now &&
+           (!g->recv_head || g->recv_head[i] > g->now);
 }
 
 /* One cycle of every unit; returns whether anything happened. */
 static int gpu_cycle(TmGpu *g)
 {
-    int work = 0, changed = g->now == 0;
-    for (uint32_t i = 0; i < g->nsm; i++) {
-        changed |= g->sm[i]->changed;
-        g->sm[i]->changed = 0;
-    }
-    if (changed && (g->status = place_ctas(g)))
+    int work = 0;
+    if ((g->now == 0 || g->cta_finished) && (g->status = place_ctas(g)))
         return 0;
+    g->cta_finished = 0;
     for (uint32_t i = 0; i < g->nsm && !g->status; i++) {
         if (sm_asleep(g, i))
             g->sm[i]->slept++;
@@ -215,9 +218,7 @@ static int gpu_cycle(TmGpu *g)
     }
     if (g->mem)
         work |= memsys_tick(g->mem, g->now);
-    for (uint32_t i = 0; i < g->nsm; i++)
-        work |= g->sm[i]->changed;
-    return work;
+    return work | g->cta_finished;
 }
 
 /* Accounts every SM's sleep, before the counters are read. */

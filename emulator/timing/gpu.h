@@ -19,10 +19,12 @@ struct TmGpu {
     TmSm **sm;
     uint32_t nsm;
     MemSys *mem;            /* NULL with core.mem_latency > 0 */
+    const Cycle *recv_head; /* memsys_recv_heads(mem), or NULL */
     TmCounters ctr;
     TmRng rng;
     Cycle now;
     uint64_t ncta, next_cta, ctas_done;
+    int cta_finished;       /* a CTA finished this cycle (placement runs next cycle) */
     uint32_t rr;            /* CTA scheduler: next SM to try */
     uint64_t age;           /* warps launched so far (gto age) */
     /* what one CTA needs */

@@ -75,6 +75,7 @@ struct MemSys {
     MsSlice *slice;
     DramChan *chan;
     MsQueue *to_sm;   /* [nsm] responses with their arrival cycle */
+    Cycle *recv_head; /* [nsm] arrival cycle of each queue's first response, or TM_NEVER */
     MsEvent *ev;      /* binary heap */
     unsigned nev, evcap;
     uint64_t seq;
@@ -227,9 +228,10 @@ MemSys *memsys_new(const EmuConfig *cfg, TmCounters *ctr, char *err, size_t n)
     m->slice = calloc(m->nslice, sizeof *m->slice);
     m->chan = calloc(m->nchan, sizeof *m->chan);
     m->to_sm = calloc(m->nsm, sizeof *m->to_sm);
+    m->recv_head = malloc(m->nsm * sizeof *m->recv_head);
     m->fillbuf = calloc(cfg->l2_mshr_merge ? cfg->l2_mshr_merge : 1, sizeof *m->fillbuf);
     m->unext = malloc((m->nslice + m->nchan) * sizeof *m->unext);
-    if (!m->slice || !m->chan || !m->to_sm || !m->fillbuf || !m->unext) {
+    if (!m->slice || !m->chan || !m->to_sm || !m->recv_head || !m->fillbuf || !m->unext) {
         snprintf(err, n, "out of memory");
         memsys_free(m);
         return NULL;
@@ -240,6 +242,8 @@ MemSys *memsys_new(const EmuConfig *cfg, TmCounters *ctr, char *err, size_t n)
     }
     for (unsigned i = 0; i < m->nslice + m->nchan; i++)
         m->unext[i] = TM_NEVER;
+    for (unsigned i = 0; i < m->nsm; i++)
+        m->recv_head[i] = TM_NEVER;
     return m;
 }
 
@@ -259,6 +263,7 @@ void memsys_free(MemSys *m)
     free(m->slice);
     free(m->chan);
     free(m->to_sm);
+    free(m->recv_head);
     free(m->fillbuf);
     free(m->unext);
     free(m->ev);
@@ -338,6 +343,8 @@ static void ev_step(MemSys *m)
     if (e.kind == EV_RESPOND) {
         Cycle at = icnt_to_sm(&m->icnt, &e.r, e.slice, e.at);
         q_push(&m->to_sm[e.r.sm], at, &e.r);
+        const MsItem *h = q_front(&m->to_sm[e.r.sm]);
+        m->recv_head[e.r.sm] = h ? h->at : TM_NEVER;
     } else if (e.kind == EV_DRAM) {
         unsigned ch;
         DramReq d = ms_dram_req(m, &e.r, e.slice, &ch);
@@ -386,13 +393,14 @@ int memsys_recv(MemSys *m, unsigned sm, TmReq *r, Cycle now)
         return 0;
     *r = h->r;
     q_pop(&m->to_sm[sm]);
+    h = q_front(&m->to_sm[sm]);
+    m->recv_head[sm] = h ? h->at : TM_NEVER;
     return 1;
 }
 
-Cycle memsys_recv_next(const MemSys *m, unsigned sm)
+const Cycle *memsys_recv_heads(const MemSys *m)
 {
-    const MsItem *h = q_front(&m->to_sm[sm]);
-    return h ? h->at : TM_NEVER;
+    return m->recv_head;
 }
 
 Cycle memsys_next(const MemSys *m, Cycle now)

@@ -22,8 +22,9 @@ int memsys_send(MemSys *m, const TmReq *r, Cycle now);
 int memsys_tick(MemSys *m, Cycle now);
 /* Pops one response for SM sm that has arrived by cycle now. Returns 1 and fills *r, or 0. */
 int memsys_recv(MemSys *m, unsigned sm, TmReq *r, Cycle now);
-/* Arrival cycle of the first response waiting for SM sm (TM_NEVER: none). */
-Cycle memsys_recv_next(const MemSys *m, unsigned sm);
+/* Per SM, the arrival cycle of the first response waiting for it (TM_NEVER: none); the
+ * array stays valid, and current, for the memory system's lifetime. */
+const Cycle *memsys_recv_heads(const MemSys *m);
 /* Earliest cycle > now at which something will happen, or TM_NEVER when idle. */
 Cycle memsys_next(const MemSys *m, Cycle now);
 /* Nothing in flight. */

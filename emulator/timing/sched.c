@@ -31,12 +31,6 @@ static void note_issued(TmSched *s, uint16_t slot)
     s->greedy = slot;
 }
 
-static int no_long_stall(TmSched *s, uint16_t slot)
-{
-    (void)s, (void)slot;
-    return 0;
-}
-
 /* s->byage holds the live slots oldest first: warps are added in launch order. */
 static uint32_t gto_order(TmSched *s, const TmSm *sm, const TmSubcore *sc, uint16_t *out)
 {
@@ -95,8 +89,8 @@ static int two_long_stall(TmSched *s, uint16_t slot)
 
 static const TmSchedOps sched_ops[] = {
     /* name         order            issued           long_stall */
-    {"lrr",         lrr_order,       note_issued,     no_long_stall},
-    {"gto",         gto_order,       note_issued,     no_long_stall},
+    {"lrr",         lrr_order,       note_issued,     NULL},
+    {"gto",         gto_order,       note_issued,     NULL},
     {"two-level",   two_order,       note_issued,     two_long_stall},
 };
 

@@ -17,7 +17,7 @@ typedef struct TmSchedOps {
     uint32_t (*order)(TmSched *s, const TmSm *sm, const TmSubcore *sc, uint16_t *out);
     void (*issued)(TmSched *s, uint16_t slot);
     /* Returns whether the policy's state changed (an SM that stalled without a change
-     * may sleep, gpu.c). */
+     * may sleep, gpu.c). NULL: the policy ignores long stalls. */
     int (*long_stall)(TmSched *s, uint16_t slot);
 } TmSchedOps;
 

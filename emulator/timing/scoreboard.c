@@ -17,21 +17,3 @@ void tm_sb_clear(TmWarp *w, const uint8_t *dst, unsigned n)
     for (unsigned i = 0; i < n; i++)
         w->sb[dst[i] >> 6] &= ~(1ull << (dst[i] & 63));
 }
-
-static int pending(const TmWarp *w, unsigned r)
-{
-    return (int)(w->sb[r >> 6] >> (r & 63)) & 1;
-}
-
-int tm_sb_blocked(const TmWarp *w, const TmInsn *ti)
-{
-    if (!(w->sb[0] | w->sb[1] | w->sb[2] | w->sb[3]))
-        return 0;
-    for (unsigned i = 0; i < ti->nsrc; i++)
-        if (pending(w, ti->src[i]))
-            return 1;
-    for (unsigned i = 0; i < ti->ndst; i++)
-        if (pending(w, ti->dst[i]))
-            return 1;
-    return 0;
-}

@@ -178,7 +178,7 @@ void tm_sm_warp_done(TmSm *sm, uint16_t slot)
     sm->threads_used -= g->cta_threads;
     sm->regs_used -= g->cta_regs;
     sm->shared_used -= g->cta_shared;
-    sm->changed = 1;
+    g->cta_finished = 1;
     g->ctas_done++;
 }
 
@@ -311,12 +311,9 @@ static Cycle issue_next(const TmSm *sm, const TmSubcore *sc, Cycle now)
     return next;
 }
 
+/* The issue scan (the caller has checked that issue_wake has passed). */
 static int subcore_issue(TmSm *sm, TmSubcore *sc, Cycle now)
 {
-    if (sc->issue_wake > now) { /* the last scan's answer still holds */
-        count_stall(sm, sc, sc->last_stall);
-        return 0;
-    }
     uint16_t order[256];
     uint32_t n = sc->sched->ops->order(sc->sched, sm, sc, order);
     unsigned best = TS_NO_WARP;
@@ -331,7 +328,8 @@ static int subcore_issue(TmSm *sm, TmSubcore *sc, Cycle now)
             best = TS_ISSUED;
             break;
         }
-        if (why == TS_BARRIER || (why == TS_SCOREBOARD && w->long_ops))
+        if (sc->sched->ops->long_stall &&
+            (why == TS_BARRIER || (why == TS_SCOREBOARD && w->long_ops)))
             moved |= sc->sched->ops->long_stall(sc->sched, order[i]);
         if (why > best)
             best = why;
@@ -394,15 +392,21 @@ static Cycle sm_wake(const TmSm *sm, Cycle now)
 
 int tm_sm_tick(TmSm *sm, Cycle now)
 {
-    tm_sm_settle(sm);
+    if (sm->slept)
+        tm_sm_settle(sm);
     sm->stir = 0;
     int work = mem_tick(sm, now);
     work |= tm_wb_tick(sm, now);
-    for (uint32_t i = 0; i < sm->nsc; i++) {
+    for (uint32_t i = 0; i < sm->nsc; i++) { /* the checks skip calls that would do nothing */
         TmSubcore *sc = &sm->sc[i];
-        work |= tm_rf_arbitrate(sm, sc, now);
-        work |= tm_ocu_dispatch(sm, sc, now);
-        work |= subcore_issue(sm, sc, now);
+        if (sc->reads_queued)
+            work |= tm_rf_arbitrate(sm, sc, now);
+        if (sc->ocu_collected)
+            work |= tm_ocu_dispatch(sm, sc, now);
+        if (sc->issue_wake > now) /* the last scan's answer still holds */
+            count_stall(sm, sc, sc->last_stall);
+        else
+            work |= subcore_issue(sm, sc, now);
     }
     sm->ctr->subcore_cycles += sm->nsc;
     sm->ctr->active_warp_cycles += sm->active_warps;

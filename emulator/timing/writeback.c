@@ -99,7 +99,9 @@ int tm_wb_tick(TmSm *sm, Cycle now)
 {
     uint32_t nkeep = 0, *keep = sm->wb_keep;
     int work = 0;
-    for (uint32_t i = 0; i < sm->nsc; i++)
+    if (tm_heap_min(&sm->wb_ready) > now)
+        return 0;
+    for (uint32_t i = 0; i < sm->nsc; i++) /* ports used this cycle */
         sm->sc[i].wb_used = 0;
     /* Ready entries oldest first; those that ports or banks hold back wait for the next
      * cycle, in the same order. */
