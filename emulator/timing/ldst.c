@@ -54,8 +54,10 @@ struct LdSt {
 
 LdSt *ldst_new(const EmuConfig *cfg, unsigned sm, TmCounters *ctr, char *err, size_t n)
 {
-    if (!cfg->l1_ports || !cfg->smem_banks || cfg->smem_banks > 64 || !cfg->smem_bank_bytes) {
-        snprintf(err, n, "l1.ports, smem.banks (1..64) and smem.bank_bytes must be positive");
+    unsigned bb = cfg->smem_bank_bytes;
+    if (!cfg->l1_ports || !cfg->smem_banks || cfg->smem_banks > 64 || !bb || (bb & (bb - 1))) {
+        snprintf(err, n, "l1.ports and smem.banks (1..64) must be positive, smem.bank_bytes "
+                         "a power of two");
         return NULL;
     }
     LdSt *u = calloc(1, sizeof *u);

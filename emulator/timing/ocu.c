@@ -12,9 +12,7 @@
 
 int tm_ocu_alloc(TmSm *sm, TmSubcore *sc)
 {
-    uint32_t n = sm->cfg->rf_collectors_per_subcore, nfree = 0;
-    for (uint32_t i = 0; i < n; i++)
-        nfree += !sc->ocu[i].busy;
+    uint32_t n = sm->cfg->rf_collectors_per_subcore, nfree = n - sc->ocu_busy;
     if (!nfree)
         return -1;
     uint32_t pick = nfree > 1 ? tm_rng_below(sm->rng, nfree) : 0;

@@ -14,8 +14,10 @@
 #include "timing/sched.h"
 
 /* Round robin over the sub-core's slots, starting after the warp that issued last. */
-static uint32_t lrr_order(TmSched *s, const TmSm *sm, const TmSubcore *sc, uint16_t *out)
+static uint32_t lrr_order(TmSched *s, const TmSm *sm, const TmSubcore *sc,
+                          const uint16_t **order, uint16_t *out)
 {
+    *order = out;
     uint32_t n = 0, start = s->greedy < 0 ? 0 : ((uint32_t)s->greedy - sc->id) / sm->nsc + 1;
     for (uint32_t k = 0; k < sc->nslots; k++) {
         uint16_t slot = sc->slots[(start + k) % sc->nslots];
@@ -28,20 +30,27 @@ static uint32_t lrr_order(TmSched *s, const TmSm *sm, const TmSubcore *sc, uint1
 /* Every policy remembers the warp that issued last. */
 static void note_issued(TmSched *s, uint16_t slot)
 {
+    s->gto_stale |= s->greedy != (int)slot;
     s->greedy = slot;
 }
 
-/* s->byage holds the live slots oldest first: warps are added in launch order. */
-static uint32_t gto_order(TmSched *s, const TmSm *sm, const TmSubcore *sc, uint16_t *out)
+/* s->byage holds the live slots oldest first: warps are added in launch order. The
+ * order is rebuilt only when the greedy warp or the live warps change. */
+static uint32_t gto_order(TmSched *s, const TmSm *sm, const TmSubcore *sc,
+                          const uint16_t **order, uint16_t *scratch)
 {
-    (void)sm, (void)sc;
-    uint32_t n = 0;
-    if (s->greedy >= 0)
-        out[n++] = (uint16_t)s->greedy;
-    for (uint32_t k = 0; k < s->nage; k++)
-        if ((int)s->byage[k] != s->greedy)
-            out[n++] = s->byage[k];
-    return n;
+    (void)sm, (void)sc, (void)scratch;
+    if (s->gto_stale) {
+        uint32_t n = 0;
+        if (s->greedy >= 0)
+            s->gto[n++] = (uint16_t)s->greedy;
+        for (uint32_t k = 0; k < s->nage; k++)
+            if ((int)s->byage[k] != s->greedy)
+                s->gto[n++] = s->byage[k];
+        s->gto_stale = 0;
+    }
+    *order = s->gto;
+    return s->nage;
 }
 
 /* --- two-level ------------------------------------------------------------------------- */
@@ -64,9 +73,11 @@ static void two_fill(TmSched *s)
     }
 }
 
-static uint32_t two_order(TmSched *s, const TmSm *sm, const TmSubcore *sc, uint16_t *out)
+static uint32_t two_order(TmSched *s, const TmSm *sm, const TmSubcore *sc,
+                          const uint16_t **order, uint16_t *out)
 {
     (void)sm, (void)sc;
+    *order = out;
     two_fill(s);
     uint32_t n = 0, start = 0;
     for (uint32_t i = 0; i < s->nactive; i++)
@@ -113,7 +124,8 @@ TmSched *tm_sched_new(const TmSchedOps *ops, uint32_t nslots, uint32_t active_ma
     s->active = calloc(nslots + 1, sizeof *s->active);
     s->pend = calloc(nslots + 1, sizeof *s->pend);
     s->byage = calloc(nslots + 1, sizeof *s->byage);
-    if (!s->active || !s->pend || !s->byage) {
+    s->gto = calloc(nslots + 1, sizeof *s->gto);
+    if (!s->active || !s->pend || !s->byage || !s->gto) {
         tm_sched_free(s);
         return NULL;
     }
@@ -127,12 +139,14 @@ void tm_sched_free(TmSched *s)
     free(s->active);
     free(s->pend);
     free(s->byage);
+    free(s->gto);
     free(s);
 }
 
 void tm_sched_add(TmSched *s, uint16_t slot)
 {
     s->byage[s->nage++] = slot;
+    s->gto_stale = 1;
     s->pend[s->npend++] = slot;
     two_fill(s);
 }
@@ -142,6 +156,7 @@ void tm_sched_remove(TmSched *s, uint16_t slot)
     list_remove(s->active, &s->nactive, slot);
     list_remove(s->pend, &s->npend, slot);
     list_remove(s->byage, &s->nage, slot);
+    s->gto_stale = 1;
     if ((int)slot == s->greedy)
         s->greedy = -1;
     two_fill(s);

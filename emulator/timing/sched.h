@@ -13,8 +13,10 @@
 
 typedef struct TmSchedOps {
     const char *name;
-    /* Writes the live warp slots of sc in priority order into out; returns how many. */
-    uint32_t (*order)(TmSched *s, const TmSm *sm, const TmSubcore *sc, uint16_t *out);
+    /* Points *out at the live warp slots of sc in priority order (the policy's own list,
+     * or scratch, which holds a slot per warp of the sub-core); returns how many. */
+    uint32_t (*order)(TmSched *s, const TmSm *sm, const TmSubcore *sc, const uint16_t **out,
+                      uint16_t *scratch);
     void (*issued)(TmSched *s, uint16_t slot);
     /* Returns whether the policy's state changed (an SM that stalled without a change
      * may sleep, gpu.c). NULL: the policy ignores long stalls. */
@@ -31,6 +33,8 @@ struct TmSched {
     uint32_t npend;
     uint16_t *byage;   /* live warps, oldest first (gto) */
     uint32_t nage;
+    uint16_t *gto;     /* gto's order: the greedy warp, then byage without it */
+    int gto_stale;     /* gto must be rebuilt (greedy warp or live warps changed) */
 };
 
 const TmSchedOps *tm_sched_find(const char *name);

@@ -314,8 +314,9 @@ static Cycle issue_next(const TmSm *sm, const TmSubcore *sc, Cycle now)
 /* The issue scan (the caller has checked that issue_wake has passed). */
 static int subcore_issue(TmSm *sm, TmSubcore *sc, Cycle now)
 {
-    uint16_t order[256];
-    uint32_t n = sc->sched->ops->order(sc->sched, sm, sc, order);
+    uint16_t scratch[256];
+    const uint16_t *order;
+    uint32_t n = sc->sched->ops->order(sc->sched, sm, sc, &order, scratch);
     unsigned best = TS_NO_WARP;
     int moved = 0;
     for (uint32_t i = 0; i < n && !sm->gpu->status; i++) {

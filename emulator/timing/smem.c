@@ -13,22 +13,30 @@
 #include "timing/smem.h"
 
 #define SMEM_MAX_WORDS (32 * 4) /* 32 lanes x 16 bytes / 4-byte words */
+#define SMEM_HASH 256            /* > SMEM_MAX_WORDS: open addressing never fills up */
 
-/* Collects the distinct words of the access; returns how many. */
-static unsigned smem_words(const TmAccess *a, unsigned bank_bytes, uint64_t *word)
+/* Counts the distinct words of the access (found through a small hash set) and the
+ * distinct words each bank serves. Returns how many distinct words there are. */
+static unsigned smem_words(const TmAccess *a, unsigned banks, unsigned bank_bytes,
+                           unsigned *per_bank, unsigned *worst)
 {
-    unsigned n = 0, size = a->size ? a->size : 1;
+    uint64_t key[SMEM_HASH];
+    uint8_t used[SMEM_HASH] = {0};
+    unsigned n = 0, size = a->size ? a->size : 1, shift = (unsigned)__builtin_ctz(bank_bytes);
     for (unsigned lane = 0; lane < 32; lane++) {
         if (!(a->mask >> lane & 1))
             continue;
-        uint64_t first = a->addr[lane] / bank_bytes;
-        uint64_t last = (a->addr[lane] + size - 1) / bank_bytes;
-        for (uint64_t w = first; w <= last; w++) {
-            unsigned i = 0;
-            while (i < n && word[i] != w)
-                i++;
-            if (i == n && n < SMEM_MAX_WORDS)
-                word[n++] = w;
+        uint64_t first = a->addr[lane] >> shift, last = (a->addr[lane] + size - 1) >> shift;
+        for (uint64_t w = first; w <= last && n < SMEM_MAX_WORDS; w++) {
+            unsigned h = (unsigned)((w * 0x9e3779b97f4a7c15ull) >> 56) % SMEM_HASH;
+            while (used[h] && key[h] != w)
+                h = (h + 1) % SMEM_HASH;
+            if (used[h])
+                continue; /* broadcast: this word is read once */
+            used[h] = 1, key[h] = w, n++;
+            unsigned b = (unsigned)(w % banks);
+            if (++per_bank[b] > *worst)
+                *worst = per_bank[b];
         }
     }
     return n;
@@ -36,14 +44,8 @@ static unsigned smem_words(const TmAccess *a, unsigned bank_bytes, uint64_t *wor
 
 SmemCost smem_cost(const TmAccess *a, unsigned banks, unsigned bank_bytes)
 {
-    uint64_t word[SMEM_MAX_WORDS];
-    unsigned per_bank[64] = {0};
-    unsigned n = smem_words(a, bank_bytes, word), worst = 1;
-    for (unsigned i = 0; i < n; i++) {
-        unsigned b = (unsigned)(word[i] % banks);
-        if (++per_bank[b] > worst)
-            worst = per_bank[b];
-    }
+    unsigned per_bank[64] = {0}, worst = 1;
+    unsigned n = smem_words(a, banks, bank_bytes, per_bank, &worst);
     unsigned need = n ? (n + banks - 1) / banks : 1;
     return (SmemCost){worst, worst - need};
 }
