@@ -2,7 +2,9 @@
  * 300-emu-util.h - helpers for the functional-emulator tests (3xx): create a device,
  * assemble and load a snippet, launch with a small parameter block, and evaluate a
  * one-thread snippet to a 64-bit value. Every helper asserts on failure, so tests read
- * as straight-line checks.
+ * as straight-line checks. Devices run in functional mode unless the test (or the timing
+ * tests' tm_dev) set XGPU_MODE: the 3xx tests check the functional core, whose warp
+ * order and time estimate they rely on.
  */
 #ifndef XGPU_TEST_300_EMU_UTIL_H
 #define XGPU_TEST_300_EMU_UTIL_H
@@ -16,6 +18,7 @@
 
 static inline EmuDevice *t_dev(void)
 {
+    setenv("XGPU_MODE", "functional", 0);
     EmuDevice *d = NULL;
     char err[256] = "";
     cr_assert_eq(emu_create(&d, err, sizeof err), EMU_OK, "emu_create: %s", err);

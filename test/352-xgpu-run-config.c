@@ -38,7 +38,7 @@ Test(xgpu_run_config, dump_round_trip)
     cr_expect(has_line(a, "gpu.name = gtx480"), "%s", a);
     cr_expect(has_line(a, "gpu.sm_count = 7"), "--set wins over the preset");
     cr_expect(has_line(a, "gpu.regs_per_sm = 32768"));
-    cr_expect(has_line(a, "emu.mode = functional"));
+    cr_expect(has_line(a, "emu.mode = timing"), "timing is the default mode");
     cr_expect(strstr(a, "# streaming multiprocessors\n") != NULL, "descriptions as comments");
     cr_expect(strstr(a, "[bytes]") != NULL, "units as comments");
     const char *path = xt_tmp("352-dump.ini");
