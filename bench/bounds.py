@@ -2,14 +2,18 @@
 """Compares the timing model's cycles with first-principles bounds of a preset.
 
 Compiles bench/bounds.cu with the built xgpu-cc and runs its three kernels in timing
-mode with the preset's configuration:
-  stream  DRAM-bandwidth bound: bytes read from DRAM / peak DRAM bytes per core cycle,
+mode with the preset's configuration. For every kernel it computes four lower bounds on
+the cycles from the launch's own counts and the preset's peak rates:
+  issue   warp instructions / (SMs * sub-cores): one issue per sub-core per cycle
+  rf      (register bank reads + writes) / (SMs * sub-cores * rf.banks_per_subcore):
+          every bank is single-ported, one read or one write per cycle
+  smem    warp-level shared accesses / SMs: one conflict-free access per SM per cycle
+  dram    bytes moved by DRAM / peak DRAM bytes per core cycle,
           peak = channels * burst_bytes / burst_cycles * dram_clock / core_clock
-  fma     issue bound: warp instructions / (SMs * sub-cores), one issue per sub-core per
-          cycle (the fp32 pipe has initiation interval unit.fp.ii = 1)
-  shared  the larger of the issue bound and the shared-memory bound: warp-level shared
-          accesses / SMs (one conflict-free warp access per SM per cycle)
-and prints the model's cycles, the bound, and the fraction of the bound achieved.
+and prints the model's cycles, the largest bound (the kernel's limit), and the fraction
+of it achieved. The kernels are built to hit one limit each: stream (DRAM), fma (issue),
+shared (shared memory; with two register banks per sub-core the register file binds
+first).
 
 usage: bench/bounds.py [BUILD_DIR] [PRESET]     (default: build rtx2060-s)
 """
@@ -54,20 +58,22 @@ def main():
                   int(c["dram.burst_cycles"]) * int(c["dram.clock_khz"]) / int(c["gpu.clock_khz"]))
     print(f"preset {preset}: {sms} SMs x {subcores} sub-cores, "
           f"DRAM peak {peak_bytes:.1f} bytes per core cycle")
-    print(f"{'kernel':8} {'model cycles':>13} {'bound':>11} {'of bound':>9}  limit")
+    banks = int(c["rf.banks_per_subcore"])
+    print(f"{'kernel':8} {'model cycles':>13} {'issue':>9} {'rf':>9} {'smem':>9} {'dram':>9} "
+          f"{'of bound':>9}  limit")
     for kernel in ("stream", "fma", "shared"):
         l = run(exe, kernel, preset)
         t, w = l["timing"], l["warp_instructions"]
-        issue = w / (sms * subcores)
-        if kernel == "stream":
-            bound, what = t["dram.bytes"] / peak_bytes, "DRAM bandwidth"
-        elif kernel == "fma":
-            bound, what = issue, "issue (1 per sub-core per cycle)"
-        else:
-            smem = t["smem.accesses"] / sms
-            bound, what = max(issue, smem), ("issue" if issue >= smem else "shared memory")
-        print(f"{kernel:8} {l['cycles']:13d} {bound:11.0f} {bound / l['cycles']:8.0%}  {what}")
-
+        bounds = {
+            "issue": w / (sms * subcores),
+            "rf": (t["rf.bank_reads"] + t["rf.bank_writes"]) / (sms * subcores * banks),
+            "smem": t["smem.accesses"] / sms,
+            "dram": t["dram.bytes"] / peak_bytes,
+        }
+        what = max(bounds, key=bounds.get)
+        print(f"{kernel:8} {l['cycles']:13d} " +
+              " ".join(f"{bounds[k]:9.0f}" for k in ("issue", "rf", "smem", "dram")) +
+              f" {bounds[what] / l['cycles']:8.0%}  {what}")
 
 if __name__ == "__main__":
     main()
