@@ -64,3 +64,39 @@ Test(units, different_units_do_not_block)
     cr_expect_eq(span, 4, "%u", span);
     cr_expect_eq(busy, 0);
 }
+
+/* Per-opcode latencies (SPEC Table I's ADD/MAX/MUL/MAD/DIV/SHFL split): raising an
+ * opcode's key by 10 delays its dependent instruction by exactly 10 cycles, while the
+ * unit's own latency key (the ADD class) leaves it alone. */
+Test(units, opcode_latencies)
+{
+    static const struct {
+        const char *body, *key, *unit_key;
+        unsigned base;
+    } cases[] = {
+        {"  min.s32 r2, r3, r4\n  add.u32 r30, r2, 1\n", "unit.int.max_latency", "unit.int.latency", 13},
+        {"  mul.u32 r2, r3, r4\n  add.u32 r30, r2, 1\n", "unit.int.mul_latency", "unit.int.latency", 4},
+        {"  div.u32 r2, r3, r4\n  add.u32 r30, r2, 1\n", "unit.int.div_latency", "unit.int.latency", 145},
+        {"  rem.s32 r2, r3, r4\n  add.u32 r30, r2, 1\n", "unit.int.div_latency", "unit.int.latency", 145},
+        {"  fmax.f32 r2, r3, r4\n  add.u32 r30, r2, 1\n", "unit.fp.max_latency", "unit.fp.latency", 13},
+        {"  fmul.f32 r2, r3, r4\n  add.u32 r30, r2, 1\n", "unit.fp.mul_latency", "unit.fp.latency", 4},
+        {"  ffma.f32 r2, r3, r4, r3\n  add.u32 r30, r2, 1\n", "unit.fp.mad_latency", "unit.fp.latency", 5},
+        {"  fdiv.f32 r2, r3, r4\n  add.u32 r30, r2, 1\n", "unit.fp.div_latency", "unit.fp.latency", 39},
+        {"  fdiv.f64 r20, r22, r24\n  add.u32 r30, r20, 1\n", "unit.dp.div_latency", "unit.dp.latency", 330},
+        {"  fmul.f64 r20, r22, r24\n  add.u32 r30, r20, 1\n", "unit.dp.mul_latency", "unit.dp.latency", 8},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char set[256];
+        uint64_t busy;
+        snprintf(set, sizeof set, TM_BASE "%s=%u", cases[i].key, cases[i].base);
+        uint32_t base = span_of(set, cases[i].body, &busy);
+        snprintf(set, sizeof set, TM_BASE "%s=%u", cases[i].key, cases[i].base + 10);
+        uint32_t slower = span_of(set, cases[i].body, &busy);
+        snprintf(set, sizeof set, TM_BASE "%s=%u;%s=40", cases[i].key, cases[i].base,
+                 cases[i].unit_key);
+        uint32_t unit = span_of(set, cases[i].body, &busy);
+        cr_expect_eq(slower, base + 10, "%s: %u then %u", cases[i].key, base, slower);
+        cr_expect_eq(unit, base, "%s does not follow %s", cases[i].key, cases[i].unit_key);
+        cr_expect_geq(base, cases[i].base, "%s: span %u", cases[i].key, base);
+    }
+}

@@ -37,6 +37,7 @@ typedef enum TmClass {
 typedef struct TmInsn {
     uint8_t cls;            /* TmClass */
     uint8_t nsrc, ndst;
+    uint32_t latency;       /* issue-to-result cycles of its opcode in its unit */
     uint8_t src[TM_MAXSRC]; /* architectural registers read (RZ dropped) */
     uint8_t dst[TM_MAXDST]; /* registers written */
     uint64_t regs[4];       /* bit r: register r is read or written (scoreboard check) */
@@ -180,10 +181,14 @@ int tm_ocu_dispatch(TmSm *sm, TmSubcore *sc, Cycle now);
 
 /* units.c */
 Cycle tm_unit_latency(const EmuConfig *cfg, unsigned cls);
+/* The latency of in's opcode in its unit (class cls): the unit's own, or the opcode's
+ * (min/max, multiply, multiply-add, divide, shuffle). */
+Cycle tm_insn_latency(const EmuConfig *cfg, const XInsn *in, unsigned cls);
 Cycle tm_unit_ii(const EmuConfig *cfg, unsigned cls);
 int tm_unit_ready(const TmSubcore *sc, unsigned cls, Cycle now);
-/* Starts an instruction in its unit at cycle now; returns the cycle its result is ready. */
-Cycle tm_unit_start(TmSm *sm, TmSubcore *sc, unsigned cls, Cycle issued, Cycle now);
+/* Starts an instruction of class cls and latency lat in its unit at cycle now; returns
+ * the cycle its result is ready. */
+Cycle tm_unit_start(TmSm *sm, TmSubcore *sc, unsigned cls, Cycle lat, Cycle now);
 
 /* writeback.c */
 int tm_wb_new(TmSm *sm, const TmSubcore *sc, const TmOcu *o); /* index, or -1 (no memory) */

@@ -69,10 +69,11 @@ static unsigned operand_regs(const XInsn *in, int dst, unsigned i, uint8_t *out,
     return n;
 }
 
-static void insn_info(const XInsn *in, TmInsn *t)
+static void insn_info(const EmuConfig *c, const XInsn *in, TmInsn *t)
 {
     memset(t, 0, sizeof *t);
     t->cls = (uint8_t)insn_class(in);
+    t->latency = (uint32_t)tm_insn_latency(c, in, t->cls);
     for (unsigned i = 0; i < 2; i++)
         t->ndst = (uint8_t)operand_regs(in, 1, i, t->dst, t->ndst, TM_MAXDST);
     for (unsigned i = 0; i < 6; i++)
@@ -112,7 +113,7 @@ static EmuStatus gpu_setup(TmGpu *g, const EmuModule *m, int kernel, char *err, 
     if (!g->info)
         return EMU_ERR_OUT_OF_MEMORY;
     for (uint32_t pc = 0; pc < g->kc->count; pc++)
-        insn_info(&m->bin->text[k->code_start + pc], &g->info[pc]);
+        insn_info(c, &m->bin->text[k->code_start + pc], &g->info[pc]);
     if (!c->core_mem_latency && !(g->mem = memsys_new(c, &g->ctr, err, n)))
         return EMU_ERR_INVALID_CONFIG;
     g->recv_head = g->mem ? memsys_recv_heads(g->mem) : NULL;

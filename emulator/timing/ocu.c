@@ -54,7 +54,7 @@ static int dispatch_one(TmSm *sm, TmSubcore *sc, TmOcu *o, Cycle now)
             return 0;
         sm->stir = 1;
         sc->issue_wake = 0; /* the unit's initiation interval starts */
-        Cycle at = tm_unit_start(sm, sc, o->cls, o->issued, now);
+        Cycle at = tm_unit_start(sm, sc, o->cls, o->ti->latency, now);
         TmWb *e = &sm->wb[o->wb];
         if (o->cls != TC_LDST || !sm->ldst)
             e->at = at;

@@ -46,15 +46,37 @@ int tm_unit_ready(const TmSubcore *sc, unsigned cls, Cycle now)
     return sc->unit_next[cls] <= now;
 }
 
-Cycle tm_unit_start(TmSm *sm, TmSubcore *sc, unsigned cls, Cycle issued, Cycle now)
+Cycle tm_insn_latency(const EmuConfig *cfg, const XInsn *in, unsigned cls)
 {
-    (void)issued;
+    if (cls == TC_INT) {
+        switch (in->op) {
+        case XOP_min: case XOP_max: return cfg->unit_int_max_latency;
+        case XOP_mul: case XOP_mulhi: return cfg->unit_int_mul_latency;
+        case XOP_div: case XOP_rem: return cfg->unit_int_div_latency;
+        case XOP_shfl: return cfg->unit_int_shfl_latency;
+        default: break;
+        }
+    } else if (cls == TC_FP || cls == TC_DP) {
+        int dp = cls == TC_DP;
+        switch (in->op) {
+        case XOP_fmin: case XOP_fmax:
+            return dp ? cfg->unit_dp_max_latency : cfg->unit_fp_max_latency;
+        case XOP_fmul: return dp ? cfg->unit_dp_mul_latency : cfg->unit_fp_mul_latency;
+        case XOP_ffma: return dp ? cfg->unit_dp_mad_latency : cfg->unit_fp_mad_latency;
+        case XOP_fdiv: return dp ? cfg->unit_dp_div_latency : cfg->unit_fp_div_latency;
+        default: break;
+        }
+    }
+    return tm_unit_latency(cfg, cls);
+}
+
+Cycle tm_unit_start(TmSm *sm, TmSubcore *sc, unsigned cls, Cycle lat, Cycle now)
+{
     uint64_t *count[TC_COUNT] = {&sm->ctr->unit_int, &sm->ctr->unit_fp, &sm->ctr->unit_dp,
                                  &sm->ctr->unit_sfu, &sm->ctr->unit_tensor,
                                  &sm->ctr->unit_ldst, NULL};
     if (count[cls])
         (*count[cls])++;
-    Cycle lat = tm_unit_latency(sm->cfg, cls);
     sc->unit_next[cls] = now + tm_unit_ii(sm->cfg, cls);
     return now + (lat > 2 ? lat - 1 : 1);
 }
