@@ -16,6 +16,8 @@
  *   .xgpu.globals  count = globals: GLOBAL records, then the pool (names, init bytes)
  *   .xgpu.lines    count = records: u32 nfiles, u32 zero, nfiles u32 name offsets,
  *                                  LINE records, then the pool (file names)
+ *   .xgpu.reuse    count = insns:  u32 rthld (1..255), u32 source (0 static, 1 profile),
+ *                                  then one byte per instruction (optional section)
  */
 #ifndef XGPU_GPUBIN_INT_H
 #define XGPU_GPUBIN_INT_H
@@ -28,7 +30,7 @@
 
 /* Section versions written and accepted. */
 enum { GB_VER_INFO = 1, GB_VER_KERNELS = 1, GB_VER_TEXT = 1, GB_VER_GLOBALS = 1,
-       GB_VER_LINES = 1 };
+       GB_VER_LINES = 1, GB_VER_REUSE = 1 };
 
 /* Record sizes in bytes; field offsets are given where each record is encoded. */
 enum {
@@ -51,6 +53,7 @@ enum {
 #define GB_SEC_TEXT ".xgpu.text"
 #define GB_SEC_GLOBALS ".xgpu.globals"
 #define GB_SEC_LINES ".xgpu.lines"
+#define GB_SEC_REUSE ".xgpu.reuse"
 
 static inline uint16_t gb_get16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
 static inline uint32_t gb_get32(const uint8_t *p)

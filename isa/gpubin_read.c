@@ -65,7 +65,7 @@ typedef struct Sec {
 typedef struct Reader {
     GbArena *arena;
     XGpubin *g;
-    Sec info, kernels, text, globals, lines;
+    Sec info, kernels, text, globals, lines, reuse;
     char *err;
     size_t errlen;
 } Reader;
@@ -306,6 +306,29 @@ static int read_lines(Reader *r)
     return pool_done(r, &pl, GB_SEC_LINES);
 }
 
+/* The optional reuse bits: one byte per instruction of .xgpu.text. */
+static int read_reuse(Reader *r)
+{
+    Sec *s = &r->reuse;
+    if (!s->p)
+        return 0;
+    if (open_section(r, s, GB_SEC_REUSE, GB_VER_REUSE))
+        return -1;
+    if (s->count != r->g->ntext || s->body_size != 8 + (size_t)s->count)
+        return gb_fail(r->err, r->errlen, GB_SEC_REUSE ": %u entries in %zu bytes for %u "
+                       "instructions", s->count, s->body_size, r->g->ntext);
+    uint32_t rthld = gb_get32(s->body), source = gb_get32(s->body + 4);
+    if (rthld == 0 || rthld > 255 || source > XREUSE_PROFILE)
+        return gb_fail(r->err, r->errlen, GB_SEC_REUSE ": bad threshold %u or source %u",
+                       rthld, source);
+    uint8_t *bits = alloc_n(r, s->count, 1);
+    if (!bits)
+        return gb_fail(r->err, r->errlen, "out of memory");
+    memcpy(bits, s->body + 8, s->count);
+    r->g->reuse = bits, r->g->reuse_rthld = rthld, r->g->reuse_source = source;
+    return 0;
+}
+
 /* ---- ELF --------------------------------------------------------------------------- */
 
 static Sec *section_slot(Reader *r, const char *name)
@@ -313,7 +336,7 @@ static Sec *section_slot(Reader *r, const char *name)
     static const struct { const char *name; size_t off; } slots[] = {
         {GB_SEC_INFO, offsetof(Reader, info)},       {GB_SEC_KERNELS, offsetof(Reader, kernels)},
         {GB_SEC_TEXT, offsetof(Reader, text)},       {GB_SEC_GLOBALS, offsetof(Reader, globals)},
-        {GB_SEC_LINES, offsetof(Reader, lines)},
+        {GB_SEC_LINES, offsetof(Reader, lines)},     {GB_SEC_REUSE, offsetof(Reader, reuse)},
     };
     for (size_t i = 0; i < sizeof slots / sizeof slots[0]; i++)
         if (strcmp(name, slots[i].name) == 0)
@@ -373,7 +396,7 @@ static int parse_image(Reader *r, void *copy, size_t len)
     int rc = find_sections(r, e, len);
     if (!rc)
         rc = read_info(r) || read_kernels(r) || read_text(r) || read_globals(r) ||
-             read_lines(r) || gb_check(r->g, r->err, r->errlen);
+             read_lines(r) || read_reuse(r) || gb_check(r->g, r->err, r->errlen);
     elf_end(e);
     return rc ? -1 : 0;
 }

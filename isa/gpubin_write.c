@@ -174,10 +174,22 @@ static void enc_lines(Buf *b, const XGpubin *g)
     sec_end(b, &pool);
 }
 
+static void enc_reuse(Buf *b, const XGpubin *g)
+{
+    sec_begin(b, GB_VER_REUSE, g->ntext);
+    buf_u32(b, g->reuse_rthld);
+    buf_u32(b, g->reuse_source);
+    uint8_t *p = g->ntext ? buf_grow(b, g->ntext) : NULL;
+    if (p)
+        memcpy(p, g->reuse, g->ntext);
+    sec_end(b, NULL);
+}
+
 /* ---- ELF --------------------------------------------------------------------------- */
 
 static const char shstrtab[] = "\0" GB_SEC_INFO "\0" GB_SEC_KERNELS "\0" GB_SEC_TEXT
-                               "\0" GB_SEC_GLOBALS "\0" GB_SEC_LINES "\0.shstrtab";
+                               "\0" GB_SEC_GLOBALS "\0" GB_SEC_LINES "\0" GB_SEC_REUSE
+                               "\0.shstrtab";
 
 static size_t shstr_off(const char *name)
 {
@@ -207,10 +219,11 @@ static int add_section(Elf *e, const char *name, Elf64_Word type, void *data, si
     return (int)elf_ndxscn(scn);
 }
 
-static int write_elf(int fd, Buf *secs, char *err, size_t errlen)
+/* Writes the nsecs first sections of secs (the optional ones last). */
+static int write_elf(int fd, Buf *secs, int nsecs, char *err, size_t errlen)
 {
-    static const char *const names[5] = {GB_SEC_INFO, GB_SEC_KERNELS, GB_SEC_TEXT,
-                                         GB_SEC_GLOBALS, GB_SEC_LINES};
+    static const char *const names[6] = {GB_SEC_INFO, GB_SEC_KERNELS, GB_SEC_TEXT,
+                                         GB_SEC_GLOBALS, GB_SEC_LINES, GB_SEC_REUSE};
     if (elf_version(EV_CURRENT) == EV_NONE)
         return gb_fail(err, errlen, "libelf: %s", elf_errmsg(-1));
     Elf *e = elf_begin(fd, ELF_C_WRITE, NULL);
@@ -222,7 +235,7 @@ static int write_elf(int fd, Buf *secs, char *err, size_t errlen)
         eh.e_machine = EM_NONE;
         eh.e_version = EV_CURRENT;
         int ok = gelf_update_ehdr(e, &eh) != 0;
-        for (int i = 0; ok && i < 5; i++)
+        for (int i = 0; ok && i < nsecs; i++)
             ok = add_section(e, names[i], SHT_PROGBITS, secs[i].p, secs[i].len) > 0;
         int strndx = ok ? add_section(e, ".shstrtab", SHT_STRTAB, (void *)shstrtab,
                                       sizeof shstrtab) : -1;
@@ -266,26 +279,29 @@ int xgpubin_write_mem(const XGpubin *g, void **buf, size_t *len, char *err, size
     *len = 0;
     if (gb_check(g, err, errlen))
         return -1;
-    Buf secs[5] = {{0}};
+    Buf secs[6] = {{0}};
+    int nsecs = g->reuse ? 6 : 5;
     enc_info(&secs[0], g);
     enc_kernels(&secs[1], g);
     enc_text(&secs[2], g);
     enc_globals(&secs[3], g);
     enc_lines(&secs[4], g);
+    if (g->reuse)
+        enc_reuse(&secs[5], g);
     int rc = 0;
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < nsecs; i++)
         if (secs[i].bad)
             rc = gb_fail(err, errlen, "module too large or out of memory");
     FILE *tmp = rc ? NULL : tmpfile();
     if (!rc && !tmp)
         rc = gb_fail(err, errlen, "cannot create a temporary file");
     if (!rc)
-        rc = write_elf(fileno(tmp), secs, err, errlen);
+        rc = write_elf(fileno(tmp), secs, nsecs, err, errlen);
     if (!rc && slurp(fileno(tmp), buf, len))
         rc = gb_fail(err, errlen, "cannot read back the ELF image");
     if (tmp)
         fclose(tmp);
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < nsecs; i++)
         free(secs[i].p);
     return rc;
 }

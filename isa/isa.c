@@ -356,6 +356,7 @@ int xisa_validate(const XInsn *in, uint32_t ncode, char *err, size_t errlen)
 typedef struct Out {
     char *buf;
     size_t n, len;
+    int reuse; /* the instruction's reuse bits (XREUSE_*), or -1: no annotation */
 } Out;
 
 static void put(Out *o, const char *fmt, ...)
@@ -369,12 +370,17 @@ static void put(Out *o, const char *fmt, ...)
         o->len += (size_t)k;
 }
 
-static void put_reg(Out *o, unsigned r)
+/* Register r of operand slot bit (XREUSE_SRC/DST bit number), with ".n" / ".f" when
+ * reuse bits are shown. */
+static void put_reg(Out *o, unsigned r, unsigned bit)
 {
-    if (r == XREG_RZ)
+    if (r == XREG_RZ) {
         put(o, "rz");
-    else
-        put(o, "r%u", r);
+        return;
+    }
+    put(o, "r%u", r);
+    if (o->reuse >= 0)
+        put(o, o->reuse >> bit & 1 ? ".n" : ".f");
 }
 
 /* An immediate of type t: f32/f64 as raw bits (0f/0d), integers in decimal. Values that
@@ -424,7 +430,7 @@ static void put_mem(Out *o, const XInsn *in)
         put(o, "%" PRId64 "]", in->imm);
         return;
     }
-    put_reg(o, in->src[0]);
+    put_reg(o, in->src[0], 0);
     if (in->imm > 0)
         put(o, "+%" PRId64, in->imm);
     else if (in->imm < 0)
@@ -468,7 +474,7 @@ static void put_sources(Out *o, const XInsn *in, int first)
         put(o, first ? " " : ", ");
         first = 0;
         if (src_is_reg(in, i))
-            put_reg(o, in->src[i]);
+            put_reg(o, in->src[i], i);
         else if (imm_is_hex(in))
             put(o, "0x%" PRIx64, (uint64_t)in->imm);
         else
@@ -479,35 +485,35 @@ static void put_sources(Out *o, const XInsn *in, int first)
 /* atom d, [mem], s1 / atomcas d, [mem], s1, s2 */
 static void put_atomic(Out *o, const XInsn *in)
 {
-    put(o, " "); put_reg(o, in->dst[0]);
+    put(o, " "); put_reg(o, in->dst[0], 6);
     put(o, ", "); put_mem(o, in);
-    put(o, ", "); put_reg(o, in->src[1]);
+    put(o, ", "); put_reg(o, in->src[1], 1);
     if (in->op == XOP_atomcas) {
-        put(o, ", "); put_reg(o, in->src[2]);
+        put(o, ", "); put_reg(o, in->src[2], 2);
     }
 }
 
 static void put_operands(Out *o, const XInsn *in, const char *const *syms, uint32_t nsyms)
 {
     switch (in->op) {
-    case XOP_ld: put(o, " "); put_reg(o, in->dst[0]); put(o, ", "); put_mem(o, in); return;
+    case XOP_ld: put(o, " "); put_reg(o, in->dst[0], 6); put(o, ", "); put_mem(o, in); return;
     case XOP_st:
-        put(o, " "); put_mem(o, in); put(o, ", "); put_reg(o, in->src[1]); return;
+        put(o, " "); put_mem(o, in); put(o, ", "); put_reg(o, in->src[1], 1); return;
     case XOP_s2r:
-        put(o, " "); put_reg(o, in->dst[0]);
+        put(o, " "); put_reg(o, in->dst[0], 6);
         put(o, ", %%%s", in->mod < XSR_COUNT ? xisa_sreg_names[in->mod] : "?");
         return;
     case XOP_gaddr:
-        put(o, " "); put_reg(o, in->dst[0]); put(o, ", "); put_sym(o, in, syms, nsyms); return;
+        put(o, " "); put_reg(o, in->dst[0], 6); put(o, ", "); put_sym(o, in, syms, nsyms); return;
     case XOP_bra: put(o, " L%u", in->target); return;
     case XOP_brc:
-        put(o, " "); put_reg(o, in->src[0]);
+        put(o, " "); put_reg(o, in->src[0], 0);
         put(o, ", L%u, L%u", in->target, in->reconv);
         return;
     case XOP_bar: put(o, " %" PRId64, in->imm); return;
     case XOP_atom: case XOP_atomcas: put_atomic(o, in); return;
     case XOP_barred: /* the barrier number only when it is not 0 */
-        put(o, " "); put_reg(o, in->dst[0]); put(o, ", "); put_reg(o, in->src[0]);
+        put(o, " "); put_reg(o, in->dst[0], 6); put(o, ", "); put_reg(o, in->src[0], 0);
         if (in->imm)
             put(o, ", %" PRId64, in->imm);
         return;
@@ -517,14 +523,15 @@ static void put_operands(Out *o, const XInsn *in, const char *const *syms, uint3
     for (unsigned i = 0; i < xisa_ops[in->op].ndst; i++) {
         put(o, first ? " " : ", ");
         first = 0;
-        put_reg(o, in->dst[i]);
+        put_reg(o, in->dst[i], 6 + i);
     }
     put_sources(o, in, first);
 }
 
-int xisa_format(const XInsn *in, const char *const *syms, uint32_t nsyms, char *buf, size_t n)
+int xisa_format_reuse(const XInsn *in, const char *const *syms, uint32_t nsyms, int reuse,
+                      char *buf, size_t n)
 {
-    Out o = {buf, n, 0};
+    Out o = {buf, n, 0, reuse};
     if (n)
         buf[0] = '\0';
     if (in->op >= XOP_COUNT) {
@@ -534,4 +541,9 @@ int xisa_format(const XInsn *in, const char *const *syms, uint32_t nsyms, char *
     put_suffixes(&o, in);
     put_operands(&o, in, syms, nsyms);
     return (int)o.len;
+}
+
+int xisa_format(const XInsn *in, const char *const *syms, uint32_t nsyms, char *buf, size_t n)
+{
+    return xisa_format_reuse(in, syms, nsyms, -1, buf, n);
 }

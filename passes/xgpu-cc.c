@@ -61,6 +61,7 @@ typedef struct Driver {
     int debug;          /* -g */
     unsigned opt;       /* -O level */
     unsigned max_regs;  /* --max-regs */
+    unsigned rthld;     /* --rthld (Memento reuse threshold) */
     Argv cflags;        /* -I -D -U -W -std -f... forwarded to every compile */
     Argv ldflags;       /* -L -l -Wl, ... forwarded to the link */
     const char *clang;
@@ -114,6 +115,8 @@ static void usage(FILE *f)
             "  -I DIR -D NAME[=V] -U NAME -std=... -W... -f...   passed to clang\n"
             "  -L DIR -l LIB -Wl,...                           passed to the linker\n"
             "  --max-regs=N       at most N registers per thread (spills to local memory)\n"
+            "  --rthld=N          Memento reuse threshold: an operand reused within N\n"
+            "                     instructions is near (default 12; .xgpu.reuse)\n"
             "  --keep-temps       keep intermediate files (printed with -v)\n"
             "  -v                 print the commands run\n"
             "  --help             this text\n");
@@ -217,6 +220,12 @@ static int parse_args(Driver *d, int argc, char **argv)
                                 "got '%s'\n", a + 11);
                 return -1;
             }
+        } else if (!strncmp(a, "--rthld=", 8)) {
+            if (parse_uint(a + 8, &d->rthld) || d->rthld < 1 || d->rthld > 255) {
+                fprintf(stderr, "xgpu-cc: error: --rthld expects a number from 1 to 255, "
+                                "got '%s'\n", a + 8);
+                return -1;
+            }
         } else if (!strncmp(a, "-L", 2) || !strncmp(a, "-l", 2) || !strncmp(a, "-Wl,", 4) ||
                    !strcmp(a, "-pthread") || !strcmp(a, "-static"))
             push(&d->ldflags, a);
@@ -304,6 +313,7 @@ static int lower(Driver *d, const char *src_name, const char *ir, const char *fa
     XgpuLowerOptions o = {0};
     o.opt_level = d->opt;
     o.max_regs = d->max_regs ? d->max_regs : 255;
+    o.rthld = d->rthld;
     o.debug_dumps = getenv("XGPU_DUMP") != NULL;
     o.source_name = src_name;
     if (d->verbose)

@@ -195,7 +195,9 @@ static void print_code(const XGpubin *g, const XKernel *k, const char **syms)
             printf("  L%u:\n", pc);
         if (pc == k->code_count)
             break;
-        xisa_format(&g->text[k->code_start + pc], syms, g->nglobals, buf, sizeof buf);
+        uint32_t abs = k->code_start + pc;
+        xisa_format_reuse(&g->text[abs], syms, g->nglobals, g->reuse ? g->reuse[abs] : -1,
+                          buf, sizeof buf);
         const XLine *l = xgpubin_line(g, k->code_start + pc);
         if (l && l->line && (!last || last->line != l->line || last->file != l->file))
             printf("  %5u:  %-40s // %s:%u\n", pc, buf, g->files[l->file], l->line);

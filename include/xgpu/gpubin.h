@@ -14,6 +14,7 @@
  *   .xgpu.text     XInsn[]  (32 bytes each; kernels index into it)
  *   .xgpu.globals  XGlobal records with initial bytes
  *   .xgpu.lines    files, then XLine records sorted by pc
+ *   .xgpu.reuse    (optional) Memento reuse bits: RTHLD, source, one byte per instruction
  * The exact byte layout is documented in docs/gpubin.md.
  *
  * Fat container. The host object embeds, in clang's .nv_fatbin section, an XFatHeader
@@ -98,6 +99,11 @@ typedef struct XGpubin {
     uint32_t nfiles;
     XLine *lines;
     uint32_t nlines;
+    /* Memento reuse bits (SPEC.md §1.6), one byte per text instruction (XREUSE_*), or
+     * NULL when the module has none. */
+    const uint8_t *reuse;
+    uint32_t reuse_rthld;  /* the near/far threshold they were computed with */
+    uint32_t reuse_source; /* XREUSE_STATIC or XREUSE_PROFILE */
     void *arena; /* reader/assembler-owned storage; NULL for caller-built modules */
 } XGpubin;
 

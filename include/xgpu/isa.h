@@ -261,6 +261,19 @@ XUnit xisa_insn_unit(const XInsn *in, int *is_f64);
  * and gaddr's result are 64-bit; s2r's result is 64-bit only for clock64. */
 unsigned xisa_operand_regs(const XInsn *in, int dst, unsigned i);
 
+/* Memento reuse bits (SPEC.md §1.6): one byte per instruction; bit XREUSE_SRC(i) or
+ * XREUSE_DST(i) set means that operand's value is read again within RTHLD instructions
+ * of the warp (near); clear means far, never reused, or not a register. */
+#define XREUSE_SRC(i) (1u << (i))
+#define XREUSE_DST(i) (1u << (6 + (i)))
+#define XREUSE_RTHLD_DEFAULT 12u
+enum { XREUSE_STATIC = 0, XREUSE_PROFILE = 1 };
+
+/* The static estimate for one kernel's code (n instructions, branch targets relative to
+ * code): the shortest distance over the control-flow paths (reuse.c). Writes n bytes to
+ * bits. Returns 0, or -1 when out of memory. */
+int xisa_reuse_static(const XInsn *code, uint32_t n, unsigned rthld, uint8_t *bits);
+
 /* Checks an instruction's fields against the table (opcode, register alignment of
  * 64-bit operands, enum ranges, branch targets < ncode). Returns 0 when valid, else
  * writes a one-line reason into err. */
@@ -269,5 +282,9 @@ int xisa_validate(const XInsn *in, uint32_t ncode, char *err, size_t errlen);
 /* Formats one instruction as text (no pc, no newline). syms (may be NULL) names gaddr
  * symbols. Returns the length written, as snprintf does. */
 int xisa_format(const XInsn *in, const char *const *syms, uint32_t nsyms, char *buf, size_t n);
+/* The same with every register operand marked ".n" (near) or ".f" (far) from reuse, the
+ * instruction's XREUSE_* bits; reuse < 0 formats as xisa_format. */
+int xisa_format_reuse(const XInsn *in, const char *const *syms, uint32_t nsyms, int reuse,
+                      char *buf, size_t n);
 
 #endif

@@ -3,7 +3,8 @@
  *
  *   parse IR -> prepare (LLVM passes) -> per kernel: isel -> mir_cfg -> mir_outssa
  *   -> mir_cfg -> mir_postdom -> mir_divergence -> mir_regalloc -> mir_emit
- *   -> mir_module_gpubin -> fat container (+ optional disassembly)
+ *   -> mir_module_gpubin -> reuse bits (.xgpu.reuse, static estimate on the final code)
+ *   -> fat container (+ optional disassembly)
  *
  * With XgpuLowerOptions.debug_dumps (or env XGPU_DUMP=1) the MIR is printed to stderr
  * after each pass. Every stage reports its own located errors; this file only stops at
@@ -44,11 +45,34 @@ static int lower_kernel(MFunc *f, const XgpuLowerOptions *o)
     return mir_emit(f);
 }
 
-static int write_module(MModule *mm, const char *out_path, FILE *asm_out)
+/* The static reuse estimate of every kernel (xisa_reuse_static), into g->reuse. */
+static int add_reuse(XGpubin *g, unsigned rthld)
+{
+    uint8_t *bits = calloc(g->ntext ? g->ntext : 1, 1);
+    if (!bits)
+        return -1;
+    for (uint32_t i = 0; i < g->nkernels; i++) {
+        const XKernel *k = &g->kernels[i];
+        if (xisa_reuse_static(&g->text[k->code_start], k->code_count, rthld,
+                              &bits[k->code_start])) {
+            free(bits);
+            return -1;
+        }
+    }
+    g->reuse = bits, g->reuse_rthld = rthld, g->reuse_source = XREUSE_STATIC;
+    return 0;
+}
+
+static int write_module(MModule *mm, const XgpuLowerOptions *o, const char *out_path,
+                        FILE *asm_out)
 {
     XGpubin g;
     char err[256];
     int rc = mir_module_gpubin(mm, &g);
+    if (!rc && add_reuse(&g, o->rthld ? o->rthld : XREUSE_RTHLD_DEFAULT)) {
+        fprintf(stderr, "xgpu-cc: error: out of memory computing reuse distances\n");
+        rc = -1;
+    }
     if (!rc && out_path && xgpubin_write_fat(&g, out_path, err, sizeof err)) {
         fprintf(stderr, "%s: error: %s\n", out_path, err);
         rc = -1;
@@ -60,6 +84,7 @@ static int write_module(MModule *mm, const char *out_path, FILE *asm_out)
     free(g.globals);
     free(g.files);
     free(g.lines);
+    free((void *)g.reuse);
     return rc ? -1 : 0;
 }
 
@@ -87,7 +112,7 @@ int xgpu_lower_file(const char *ir_path, const XgpuLowerOptions *opts, const cha
     for (uint32_t i = 0; mm && i < mm->nfuncs && !rc; i++)
         rc = lower_kernel(mm->funcs[i], &o);
     if (!rc)
-        rc = write_module(mm, out_fat_path, asm_out);
+        rc = write_module(mm, &o, out_fat_path, asm_out);
     mir_module_free(mm);
     return rc ? 1 : 0;
 }

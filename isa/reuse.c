@@ -1,0 +1,117 @@
+/*
+ * reuse.c - Memento's static reuse-distance estimate (SPEC.md §1.6) on allocated code.
+ *
+ * The reuse distance of an operand (a source read or a destination written at pc p) is
+ * the number of dynamic instructions of the warp from p to the next instruction that
+ * reads the same register: 1 when it is the very next one. A write of the register
+ * before any read ends the value's life: no reuse. The bit of the operand is set (near)
+ * when the distance is at most RTHLD.
+ *
+ * The static estimate is the shortest such distance over the control-flow paths from p
+ * (a breadth-first walk of at most RTHLD instructions): both sides of a conditional
+ * branch count, since a divergent warp runs both, and a loop's back edge is followed, so
+ * a register read again in the next iteration is near when the loop body is short.
+ * A source that the instruction itself overwrites is dead after it: far. Operands are
+ * registers: RZ and immediates stay far. A 64-bit operand (a register pair)
+ * is tracked by its first register and gets one bit. Bit layout (XREUSE_*): bits 0-5
+ * sources 0-5, bits 6-7 destinations 0-1.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "xgpu/isa.h"
+
+/* Whether instruction in reads / writes register r (any register of any operand). */
+static int reads_reg(const XInsn *in, unsigned r)
+{
+    for (unsigned i = 0; i < 6; i++) {
+        unsigned k = xisa_operand_regs(in, 0, i);
+        if (k && in->src[i] != XREG_RZ && r >= in->src[i] && r < in->src[i] + k)
+            return 1;
+    }
+    return 0;
+}
+
+static int writes_reg(const XInsn *in, unsigned r)
+{
+    for (unsigned i = 0; i < 2; i++) {
+        unsigned k = xisa_operand_regs(in, 1, i);
+        if (k && in->dst[i] != XREG_RZ && r >= in->dst[i] && r < in->dst[i] + k)
+            return 1;
+    }
+    return 0;
+}
+
+/* Successors of pc (at most 2); returns how many. */
+static unsigned succs(const XInsn *code, uint32_t n, uint32_t pc, uint32_t out[2])
+{
+    const XInsn *in = &code[pc];
+    unsigned flags = xisa_ops[in->op].flags, k = 0;
+    if (flags & XI_EXIT)
+        return 0;
+    if (flags & XI_BRANCH) {
+        if (in->target < n)
+            out[k++] = in->target;
+        if (!(flags & XI_COND))
+            return k;
+    }
+    if (pc + 1 < n && (k == 0 || out[0] != pc + 1))
+        out[k++] = pc + 1;
+    return k;
+}
+
+/* Shortest distance (<= limit) from p to a read of r before a write of it, or 0. */
+static unsigned next_use(const XInsn *code, uint32_t n, uint32_t p, unsigned r, unsigned limit,
+                         uint32_t *seen, uint32_t stamp, uint32_t *queue)
+{
+    uint32_t head = 0, tail = 0, s[2];
+    unsigned ns = succs(code, n, p, s);
+    for (unsigned i = 0; i < ns; i++)
+        if (seen[s[i]] != stamp)
+            seen[s[i]] = stamp, queue[tail++] = s[i];
+    for (unsigned dist = 1; dist <= limit && head < tail; dist++) {
+        uint32_t end = tail; /* the instructions at this distance */
+        for (; head < end; head++) {
+            uint32_t q = queue[head];
+            if (reads_reg(&code[q], r))
+                return dist;
+            if (writes_reg(&code[q], r))
+                continue; /* the value is dead along this path */
+            ns = succs(code, n, q, s);
+            for (unsigned i = 0; i < ns; i++)
+                if (seen[s[i]] != stamp)
+                    seen[s[i]] = stamp, queue[tail++] = s[i];
+        }
+    }
+    return 0;
+}
+
+int xisa_reuse_static(const XInsn *code, uint32_t n, unsigned rthld, uint8_t *bits)
+{
+    uint32_t *seen = calloc(n ? n : 1, sizeof *seen), *queue = malloc((n ? n : 1) * sizeof *queue);
+    if (!seen || !queue) {
+        free(seen);
+        free(queue);
+        return -1;
+    }
+    uint32_t stamp = 0;
+    for (uint32_t pc = 0; pc < n; pc++) {
+        const XInsn *in = &code[pc];
+        bits[pc] = 0;
+        if (in->op >= XOP_COUNT)
+            continue;
+        for (unsigned slot = 0; slot < 8; slot++) {
+            int dst = slot >= 6;
+            unsigned i = dst ? slot - 6 : slot, r = dst ? in->dst[i] : in->src[i];
+            if (!xisa_operand_regs(in, dst, i) || r == XREG_RZ)
+                continue;
+            if (!dst && writes_reg(in, r))
+                continue; /* read, then overwritten by the same instruction: dead */
+            if (next_use(code, n, pc, r, rthld, seen, ++stamp, queue))
+                bits[pc] |= (uint8_t)(1u << slot);
+        }
+    }
+    free(seen);
+    free(queue);
+    return 0;
+}
