@@ -253,3 +253,40 @@ Test(objdump, garbage_gives_one_line_and_status_1)
     cr_assert(nl && nl[1] == '\0', "want exactly one line, got '%s'", r->err);
     free(r);
 }
+
+/* With .xgpu.reuse, every register operand is marked near (.n) or far (.f), and --json
+ * carries each instruction's bits. */
+Test(objdump, reuse_bits)
+{
+    XGpubin *g = NULL;
+    char err[256] = "", path[512], args[640];
+    cr_assert_eq(xasm_assemble(".kernel k\n  s2r r0, %tid.x\n  add.u32 r1, r0, 1\n"
+                               "  mov.u32 r2, r1\n  exit\n", &g, err, sizeof err), 0, "%s", err);
+    uint8_t bits[4];
+    cr_assert_eq(xisa_reuse_static(g->text, g->ntext, 12, bits), 0);
+    g->reuse = bits, g->reuse_rthld = 12, g->reuse_source = XREUSE_STATIC;
+    snprintf(path, sizeof path, "%s/reuse-XXXXXX", xt_tmpdir());
+    close(mkstemp(path));
+    cr_assert_eq(xgpubin_write_fat(g, path, err, sizeof err), 0, "%s", err);
+    g->reuse = NULL;
+    xgpubin_free(g);
+    Run *r = malloc(sizeof *r);
+    run_tool(r, path);
+    cr_assert_eq(r->status, 0, "stderr: %s", r->err);
+    cr_expect(strstr(r->out, "s2r r0.n, %tid.x"), "%s", r->out);
+    cr_expect(strstr(r->out, "add.u32 r1.n, r0.f, 1"), "%s", r->out);
+    cr_expect(strstr(r->out, "mov.u32 r2.f, r1.f"), "%s", r->out);
+    snprintf(args, sizeof args, "--json %s", path);
+    run_tool(r, args);
+    json_object *root = json_tokener_parse(r->out);
+    cr_assert_not_null(root, "%s", r->out);
+    json_object *in = json_object_array_get_idx(
+        get(json_object_array_get_idx(get(json_object_array_get_idx(
+                                              get(json_object_array_get_idx(get(root, "inputs"), 0),
+                                                  "modules"), 0), "kernels"), 0),
+            "instructions"), 1);
+    cr_expect_eq(json_object_get_int(get(in, "reuse")), XREUSE_DST(0));
+    json_object_put(root);
+    unlink(path);
+    free(r);
+}

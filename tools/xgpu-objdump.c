@@ -284,6 +284,8 @@ static json_object *json_kernel(const XGpubin *g, const XKernel *k, const char *
         JADD(in, "pc", json_object_new_int64(pc));
         JADD(in, "op", json_object_new_string(xisa_ops[x->op].name));
         JADD(in, "text", json_object_new_string(buf));
+        if (g->reuse) /* XREUSE_* bits: 0-5 sources, 6-7 destinations; set = near */
+            JADD(in, "reuse", json_object_new_int64(g->reuse[k->code_start + pc]));
         const XLine *l = xgpubin_line(g, k->code_start + pc);
         if (l && l->line) {
             JADD(in, "file", json_object_new_string(g->files[l->file]));
