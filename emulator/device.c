@@ -90,6 +90,7 @@ void emu_destroy(EmuDevice *d)
         emu_stats_print_summary(d, stderr);
     emu_series_free(d);
     tm_device_free(d);
+    emu_reuse_profile_free(d);
     for (size_t i = 0; i < d->nmods; i++)
         emu_module_free(d->mods[i]);
     free(d->mods);

@@ -34,7 +34,11 @@ struct EmuDevice {
     uint64_t time_ns;      /* emulated time, the sum of the launches' emulated_ns */
     struct EmuSeries *series; /* stats/series.c: interval series, progress line (or NULL) */
     struct TmLog *tm_log;  /* timing/gpu.c: each timing launch's counters (or NULL) */
+    struct EmuReuseProf *reuse_prof; /* func/reuse_prof.c: reuse profiling (or NULL) */
 };
+
+/* func/reuse_prof.c */
+void emu_reuse_profile_free(EmuDevice *d);
 
 /* decode.c */
 int emu_decode_kernel(const XGpubin *g, uint32_t k, const uint64_t *gaddr, EmuKernelCode *out,

@@ -16,10 +16,11 @@
  * is tracked by its first register and gets one bit. Bit layout (XREUSE_*): bits 0-5
  * sources 0-5, bits 6-7 destinations 0-1.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "xgpu/isa.h"
+#include "gpubin_int.h"
 
 /* Whether instruction in reads / writes register r (any register of any operand). */
 static int reads_reg(const XInsn *in, unsigned r)
@@ -114,4 +115,75 @@ int xisa_reuse_static(const XInsn *code, uint32_t n, unsigned rthld, uint8_t *bi
     free(seen);
     free(queue);
     return 0;
+}
+
+/* ---- reuse profiles ------------------------------------------------------------------ */
+
+uint64_t xisa_code_hash(const XInsn *code, uint32_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    uint8_t enc[GB_INSN_SIZE];
+    for (uint32_t i = 0; i < n; i++) {
+        gb_encode_insn(enc, &code[i]);
+        for (unsigned b = 0; b < GB_INSN_SIZE; b++)
+            h = (h ^ enc[b]) * 0x100000001b3ull;
+    }
+    return h;
+}
+
+int xisa_reuse_apply_profile(const char *path, const char *name, const XInsn *code, uint32_t n,
+                             unsigned rthld, uint8_t *bits, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot open the reuse profile", path);
+        return -1;
+    }
+    char line[1024], kname[512];
+    unsigned lineno = 0, version = 0, prof_rthld = 0;
+    int in_kernel = 0, applied = 0, rc = 0;
+    uint64_t hash = xisa_code_hash(code, n);
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        unsigned long long h, a, b, c, d;
+        if (lineno == 1) {
+            if (sscanf(line, "xgpu-reuse-profile %u", &version) != 1 || version != 1) {
+                snprintf(err, errlen, "%s:1: not a version-1 xgpu reuse profile", path);
+                rc = -1;
+                break;
+            }
+        } else if (sscanf(line, "rthld %u", &prof_rthld) == 1) {
+            if (prof_rthld != rthld) {
+                snprintf(err, errlen, "%s:%u: profile recorded with RTHLD %u, compiling with %u",
+                         path, lineno, prof_rthld, rthld);
+                rc = -1;
+                break;
+            }
+        } else if (sscanf(line, "kernel %511s %llx %llu %llu", kname, &h, &a, &b) == 4) {
+            in_kernel = !strcmp(kname, name) && h == hash && a == n;
+        } else if (sscanf(line, "%llu %llu %llu %llu", &a, &b, &c, &d) == 4) {
+            if (!in_kernel)
+                continue;
+            if (a >= n || b > 7) {
+                snprintf(err, errlen, "%s:%u: operand %llu/%llu outside the kernel", path,
+                         lineno, a, b);
+                rc = -1;
+                break;
+            }
+            if (c != d) {
+                bits[a] = (uint8_t)(c > d ? bits[a] | 1u << b : bits[a] & ~(1u << b));
+                applied++;
+            }
+        } else if (line[0] != '\n') {
+            snprintf(err, errlen, "%s:%u: cannot parse '%.40s'", path, lineno, line);
+            rc = -1;
+            break;
+        }
+    }
+    if (!rc && lineno == 0) {
+        snprintf(err, errlen, "%s: empty reuse profile", path);
+        rc = -1;
+    }
+    fclose(f);
+    return rc ? rc : applied;
 }

@@ -62,6 +62,7 @@ typedef struct Driver {
     unsigned opt;       /* -O level */
     unsigned max_regs;  /* --max-regs */
     unsigned rthld;     /* --rthld (Memento reuse threshold) */
+    const char *reuse_profile; /* --reuse-profile */
     Argv cflags;        /* -I -D -U -W -std -f... forwarded to every compile */
     Argv ldflags;       /* -L -l -Wl, ... forwarded to the link */
     const char *clang;
@@ -117,6 +118,8 @@ static void usage(FILE *f)
             "  --max-regs=N       at most N registers per thread (spills to local memory)\n"
             "  --rthld=N          Memento reuse threshold: an operand reused within N\n"
             "                     instructions is near (default 12; .xgpu.reuse)\n"
+            "  --reuse-profile=FILE   take the reuse bits from a profile recorded with\n"
+            "                     XGPU_REUSE_PROFILE=FILE (majority per operand)\n"
             "  --keep-temps       keep intermediate files (printed with -v)\n"
             "  -v                 print the commands run\n"
             "  --help             this text\n");
@@ -220,6 +223,8 @@ static int parse_args(Driver *d, int argc, char **argv)
                                 "got '%s'\n", a + 11);
                 return -1;
             }
+        } else if (!strncmp(a, "--reuse-profile=", 16)) {
+            d->reuse_profile = a + 16;
         } else if (!strncmp(a, "--rthld=", 8)) {
             if (parse_uint(a + 8, &d->rthld) || d->rthld < 1 || d->rthld > 255) {
                 fprintf(stderr, "xgpu-cc: error: --rthld expects a number from 1 to 255, "
@@ -314,6 +319,7 @@ static int lower(Driver *d, const char *src_name, const char *ir, const char *fa
     o.opt_level = d->opt;
     o.max_regs = d->max_regs ? d->max_regs : 255;
     o.rthld = d->rthld;
+    o.reuse_profile = d->reuse_profile;
     o.debug_dumps = getenv("XGPU_DUMP") != NULL;
     o.source_name = src_name;
     if (d->verbose)

@@ -54,6 +54,9 @@ static void rt_read_env(RtContext *c)
     const char *stats = getenv("XGPU_STATS");
     free(c->stats_path);
     c->stats_path = stats && *stats ? strdup(stats) : NULL;
+    const char *reuse = getenv("XGPU_REUSE_PROFILE");
+    if (reuse && *reuse && c->dev && emu_reuse_profile_start(c->dev, reuse) != EMU_OK)
+        fprintf(stderr, "xgpu: cannot start reuse profiling (out of memory)\n");
     const char *blocking = getenv("CUDA_LAUNCH_BLOCKING");
     c->launch_blocking = blocking && strcmp(blocking, "1") == 0;
 }
@@ -153,6 +156,14 @@ static void rt_write_stats(RtContext *c)
         fprintf(stderr, "xgpu: cannot write statistics to %s\n", c->stats_path);
 }
 
+/* XGPU_REUSE_PROFILE: the near/far counts gathered so far. */
+static void rt_write_reuse_profile(RtContext *c)
+{
+    char err[512] = "";
+    if (c->dev && emu_reuse_profile_write(c->dev, err, sizeof err))
+        fprintf(stderr, "xgpu: reuse profile: %s\n", err);
+}
+
 /* Forgets the device: modules, pending configurations, errors. */
 static void rt_drop_device(RtContext *c)
 {
@@ -171,6 +182,7 @@ void rt_shutdown(RtContext *c)
 {
     rt_sync(c);
     rt_write_stats(c);
+    rt_write_reuse_profile(c);
     rt_drop_device(c);
     free(c->stats_path);
     c->stats_path = NULL;

@@ -228,6 +228,9 @@ static void print_module(const char *path, size_t idx, const XGpubin *g, unsigne
     if (sec & SEC_INFO)
         printf("producer: %s\noptions: %s\nkernels: %u, instructions: %u, globals: %u\n",
                g->producer, g->options, g->nkernels, g->ntext, g->nglobals);
+    if ((sec & SEC_INFO) && g->reuse)
+        printf("reuse bits: RTHLD %u, %s\n", g->reuse_rthld,
+               g->reuse_source == XREUSE_PROFILE ? "from a profile" : "static estimate");
     for (uint32_t i = 0; i < g->nkernels && (sec & (SEC_KERNELS | SEC_TEXT)); i++) {
         printf("\n");
         if (sec & SEC_KERNELS)

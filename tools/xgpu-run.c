@@ -2,14 +2,15 @@
  * xgpu-run - runs a program built with xgpu-cc under a chosen emulator configuration.
  *
  *   xgpu-run [--stats FILE] [--config NAME|FILE] [--set key=value]... [--summary]
- *            [--mode functional|timing] [--interval N] [--] ./app args...
+ *            [--mode functional|timing] [--interval N] [--profile-reuse FILE]
+ *            [--] ./app args...
  *   xgpu-run [--config NAME|FILE] [--set key=value]... [--mode M] --dump-config
  *   xgpu-run --list-presets
  *
  * The flags only become environment variables that libxgpurt and the emulator read
  * when the program creates its device: XGPU_STATS, XGPU_CONFIG, XGPU_SET (the --set
  * pairs and --interval joined with ';', after any XGPU_SET already in the environment,
- * so the flags win), XGPU_MODE and XGPU_SUMMARY. Then the program replaces this process
+ * so the flags win), XGPU_MODE, XGPU_SUMMARY and XGPU_REUSE_PROFILE. Then the program replaces this process
  * (execvp), so its exit status is the program's. --dump-config resolves the same
  * environment in process with the emulator's own parser (libxgpuemu) and prints the
  * result as a config file. Bad flags print one line and exit with status 2; a program
@@ -23,7 +24,7 @@
 #include "../emulator/config/config.h"
 
 typedef struct RunOptions {
-    const char *stats, *config, *mode;
+    const char *stats, *config, *mode, *reuse;
     char *set;      /* ';'-joined key=value pairs, malloc'd, or NULL */
     int dump, list, summary; /* --dump-config, --list-presets, --summary */
     char **argv;    /* the program and its arguments */
@@ -40,6 +41,9 @@ static void run_usage(FILE *f)
           "  --interval N           timing mode: record IPC and stalls every N cycles\n"
           "                         (--set emu.interval_cycles=N)\n"
           "  --summary              print a statistics summary on stderr at exit (XGPU_SUMMARY)\n"
+          "  --profile-reuse FILE   record Memento reuse distances of the first warps of\n"
+          "                         each kernel into FILE (XGPU_REUSE_PROFILE), for\n"
+          "                         xgpu-cc --reuse-profile=FILE\n"
           "  --dump-config          print the effective configuration as a config file; exit\n"
           "  --list-presets         print the configuration presets; exit\n"
           "  --help                 show this help\n",
@@ -125,6 +129,8 @@ static int run_parse(int argc, char **argv, RunOptions *o)
             return 1;
         } else if (run_flag(argc, argv, &i, "--stats", &v)) {
             o->stats = v;
+        } else if (run_flag(argc, argv, &i, "--profile-reuse", &v)) {
+            o->reuse = v;
         } else if (run_flag(argc, argv, &i, "--config", &v)) {
             o->config = v;
         } else if (run_flag(argc, argv, &i, "--mode", &v)) {
@@ -211,6 +217,7 @@ int main(int argc, char **argv)
         return r > 0 ? 0 : 2;
     }
     if (run_setenv("XGPU_STATS", o.stats) || run_setenv("XGPU_CONFIG", o.config) ||
+        run_setenv("XGPU_REUSE_PROFILE", o.reuse) ||
         run_setenv("XGPU_MODE", o.mode) || run_export_set(&o) ||
         run_setenv("XGPU_SUMMARY", o.summary ? "1" : NULL)) {
         free(o.set);

@@ -82,6 +82,7 @@ struct EmuWarp {
     uint32_t bar_count; /* of them, lanes whose predicate is true (barred) */
     uint32_t bar_dst;   /* result row (barred) */
     uint64_t clock;     /* instructions this warp executed (functional clock) */
+    struct EmuReuseTrack *prof; /* reuse profiling of this warp (reuse_prof.c), or NULL */
 };
 
 /* The device's printf FIFO (emu.printf_fifo_bytes): formatted text waiting for
@@ -117,6 +118,8 @@ struct EmuExec {
      * in functional mode, where %clock counts the warp's instructions */
     const uint64_t *now;
     uint32_t smid;
+    /* reuse profiling of this launch (reuse_prof.c), or NULL */
+    struct EmuReuseRun *reuse;
     /* fault being reported */
     EmuStatus fstatus;
     uint32_t flane;
@@ -126,6 +129,18 @@ struct EmuExec {
 
 int emu_exec_fault(EmuExec *x, EmuStatus s, unsigned lane, uint64_t addr, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+
+/* reuse_prof.c: Memento reuse profiling. begin returns NULL when the launch is not
+ * profiled; track gives warp `warp` of CTA ctaid its tracker, or NULL; note records the
+ * instruction at pc before it executes; warp_done flushes an exited warp. */
+typedef struct EmuReuseRun EmuReuseRun;
+typedef struct EmuReuseTrack EmuReuseTrack;
+EmuReuseRun *emu_reuse_begin(EmuDevice *d, const EmuModule *m, int kernel, EmuDim3 grid,
+                             uint32_t nwarps);
+EmuReuseTrack *emu_reuse_track(EmuExec *x, EmuDim3 ctaid, uint32_t warp);
+void emu_reuse_note(EmuExec *x, EmuWarp *w, uint32_t pc);
+void emu_reuse_warp_done(EmuExec *x, EmuWarp *w);
+void emu_reuse_end(EmuReuseRun *r);
 
 /* Memory access of the handlers (exec_mem.c), for opcodes outside exec_mem.c: host
  * pointer for one lane's access of `size` bytes at generic address a, after the checks

@@ -44,9 +44,22 @@ static unsigned low_lane(uint32_t mask)
     return mask ? (unsigned)__builtin_ctz(mask) : 0;
 }
 
-/* Runs warp w until it waits at a barrier, finishes, or faults (returns the status). */
-static EmuStatus warp_run(EmuExec *x, EmuWarp *w)
+/* warp_run for a warp being reuse-profiled: one emu_warp_step at a time. */
+static EmuStatus warp_run_profiled(EmuExec *x, EmuCta *c, EmuWarp *w)
 {
+    EmuStep st;
+    for (;;) {
+        EmuStatus s = emu_warp_step(x, c, w, 0, &st);
+        if (s || w->state != EW_RUN)
+            return s;
+    }
+}
+
+/* Runs warp w until it waits at a barrier, finishes, or faults (returns the status). */
+static EmuStatus warp_run(EmuExec *x, EmuCta *c, EmuWarp *w)
+{
+    if (__builtin_expect(w->prof != NULL, 0))
+        return warp_run_profiled(x, c, w);
     const EmuInsn *code = x->code;
     const uint32_t count = x->code_count;
     for (;;) {
@@ -106,7 +119,7 @@ static EmuStatus cta_run(EmuExec *x, EmuCta *c, EmuDim3 ctaid, EmuWarp **fw)
             if (w->state != EW_RUN)
                 continue;
             ran = 1;
-            EmuStatus s = warp_run(x, w);
+            EmuStatus s = warp_run(x, c, w);
             if (s) {
                 *fw = w;
                 if (s == EMU_ERR_LAUNCH_TIMEOUT)
@@ -264,6 +277,7 @@ EmuStatus emu_launch(EmuDevice *d, EmuModule *m, int kernel, EmuDim3 grid, EmuDi
                  .budget = d->cfg.emu_max_warp_insns ? d->cfg.emu_max_warp_insns : UINT64_MAX};
     uint32_t nthreads = block.x * block.y * block.z;
     x.nwarps = (nthreads + XGPU_WARP_SIZE - 1) / XGPU_WARP_SIZE;
+    x.reuse = emu_reuse_begin(d, m, kernel, grid, x.nwarps);
     double t0 = now_seconds();
     TmCounters ctr;
     s = param_copy(&x, k, params);
@@ -272,6 +286,7 @@ EmuStatus emu_launch(EmuDevice *d, EmuModule *m, int kernel, EmuDim3 grid, EmuDi
     else if (!s)
         s = grid_run(&x, m, k, m->kcode[kernel].nrows, fault);
     free((void *)x.param);
+    emu_reuse_end(x.reuse);
     st.emulated_ns = d->cfg.emu_mode == EMU_MODE_TIMING ? cycles_ns(d, st.cycles)
                                                           : emulated_ns(d, x.winsns);
     d->time_ns += st.emulated_ns;

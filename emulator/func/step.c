@@ -90,11 +90,15 @@ EmuStatus emu_warp_step(EmuExec *x, EmuCta *c, EmuWarp *w, int capture_on, EmuSt
     }
     const EmuInsn *in = &x->code[pc];
     st->in = in;
+    if (w->prof)
+        emu_reuse_note(x, w, pc);
     x->winsns++;
     w->clock++;
     x->tinsns += (uint32_t)__builtin_popcount(mask);
     if (in->kind != EK_PLAIN) {
         EmuStatus s = emu_exec_ctrl(x, w, in, pc, mask);
+        if (!s && w->prof && w->state == EW_DONE)
+            emu_reuse_warp_done(x, w);
         if (s || w->state != EW_RUN)
             return s;
     } else {
@@ -108,5 +112,7 @@ EmuStatus emu_warp_step(EmuExec *x, EmuCta *c, EmuWarp *w, int capture_on, EmuSt
     }
     if (!w->depth)
         w->state = EW_DONE;
+    if (w->prof && w->state == EW_DONE)
+        emu_reuse_warp_done(x, w);
     return EMU_OK;
 }

@@ -96,6 +96,14 @@ EmuStatus emu_create(EmuDevice **out, char *err, size_t errlen);
 void emu_destroy(EmuDevice *d);
 const EmuProps *emu_props(const EmuDevice *d);
 
+/* Memento reuse profiling (SPEC.md §1.6; XGPU_REUSE_PROFILE=FILE in the runtime): from
+ * now on the first warps of each kernel (emu.reuse_profile_warps) record the dynamic
+ * reuse distance of every operand; emu_reuse_profile_write writes the near/far counts
+ * to path (format: emulator/func/reuse_prof.c), which xgpu-cc --reuse-profile reads.
+ * write returns 0 (also when not profiling), or -1 with a message in err. */
+EmuStatus emu_reuse_profile_start(EmuDevice *d, const char *path);
+int emu_reuse_profile_write(EmuDevice *d, char *err, size_t errlen);
+
 /* Modules. The image is a gpubin ELF; globals are allocated and initialized here. */
 EmuStatus emu_load(EmuDevice *d, const void *image, size_t len, EmuModule **out, char *err,
                    size_t errlen);

@@ -273,6 +273,17 @@ enum { XREUSE_STATIC = 0, XREUSE_PROFILE = 1 };
  * code): the shortest distance over the control-flow paths (reuse.c). Writes n bytes to
  * bits. Returns 0, or -1 when out of memory. */
 int xisa_reuse_static(const XInsn *code, uint32_t n, unsigned rthld, uint8_t *bits);
+/* FNV-1a over the 32-byte encodings of a kernel's code: identifies the code a reuse
+ * profile was recorded on. */
+uint64_t xisa_code_hash(const XInsn *code, uint32_t n);
+/* Applies a reuse profile file (written by the emulator, XGPU_REUSE_PROFILE) to the bits
+ * of one kernel named name (n instructions at code): every operand the profile counted
+ * gets the majority value (near when near > far, far when far > near; a tie keeps the
+ * static bit). Returns the number of operands set from the profile, 0 when the profile
+ * has no record of this kernel's code, or -1 with a message in err (unreadable file,
+ * syntax error with its line, or a threshold other than rthld). */
+int xisa_reuse_apply_profile(const char *path, const char *name, const XInsn *code, uint32_t n,
+                             unsigned rthld, uint8_t *bits, char *err, size_t errlen);
 
 /* Checks an instruction's fields against the table (opcode, register alignment of
  * 64-bit operands, enum ranges, branch targets < ncode). Returns 0 when valid, else

@@ -18,6 +18,7 @@ typedef struct XgpuLowerOptions {
     unsigned opt_level;      /* 0..3: how much LLVM cleanup prepare runs */
     unsigned max_regs;       /* registers per thread for regalloc; 0 means 255 */
     unsigned rthld;          /* Memento near/far reuse threshold; 0 means 12 */
+    const char *reuse_profile; /* reuse profile to take the bits from (majority), or NULL */
     int debug_dumps;         /* print MIR after each pass to stderr (also env XGPU_DUMP=1) */
     const char *source_name; /* name for messages without a location; NULL: the IR path */
 } XgpuLowerOptions;

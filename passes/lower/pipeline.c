@@ -45,21 +45,43 @@ static int lower_kernel(MFunc *f, const XgpuLowerOptions *o)
     return mir_emit(f);
 }
 
-/* The static reuse estimate of every kernel (xisa_reuse_static), into g->reuse. */
-static int add_reuse(XGpubin *g, unsigned rthld)
+/* The reuse bits of every kernel into g->reuse: the static estimate
+ * (xisa_reuse_static), then, with a profile, the profile's majority for every operand it
+ * counted. A kernel the profile has no record of (other code) keeps the static bits,
+ * with a warning. */
+static int add_reuse(XGpubin *g, unsigned rthld, const char *profile)
 {
     uint8_t *bits = calloc(g->ntext ? g->ntext : 1, 1);
-    if (!bits)
+    if (!bits) {
+        fprintf(stderr, "xgpu-cc: error: out of memory computing reuse distances\n");
         return -1;
+    }
+    int from_profile = 0;
     for (uint32_t i = 0; i < g->nkernels; i++) {
         const XKernel *k = &g->kernels[i];
-        if (xisa_reuse_static(&g->text[k->code_start], k->code_count, rthld,
-                              &bits[k->code_start])) {
+        const XInsn *code = &g->text[k->code_start];
+        char err[600];
+        int n = 0;
+        if (xisa_reuse_static(code, k->code_count, rthld, &bits[k->code_start])) {
+            fprintf(stderr, "xgpu-cc: error: out of memory computing reuse distances\n");
+            n = -1;
+        } else if (profile) {
+            n = xisa_reuse_apply_profile(profile, k->name, code, k->code_count, rthld,
+                                         &bits[k->code_start], err, sizeof err);
+            if (n < 0)
+                fprintf(stderr, "xgpu-cc: error: %s\n", err);
+            else if (n == 0)
+                fprintf(stderr, "xgpu-cc: warning: %s: no profile of kernel %s with this "
+                                "code; its reuse bits stay static\n", profile, k->name);
+            from_profile |= n > 0;
+        }
+        if (n < 0) {
             free(bits);
             return -1;
         }
     }
-    g->reuse = bits, g->reuse_rthld = rthld, g->reuse_source = XREUSE_STATIC;
+    g->reuse = bits, g->reuse_rthld = rthld;
+    g->reuse_source = from_profile ? XREUSE_PROFILE : XREUSE_STATIC;
     return 0;
 }
 
@@ -69,10 +91,8 @@ static int write_module(MModule *mm, const XgpuLowerOptions *o, const char *out_
     XGpubin g;
     char err[256];
     int rc = mir_module_gpubin(mm, &g);
-    if (!rc && add_reuse(&g, o->rthld ? o->rthld : XREUSE_RTHLD_DEFAULT)) {
-        fprintf(stderr, "xgpu-cc: error: out of memory computing reuse distances\n");
+    if (!rc && add_reuse(&g, o->rthld ? o->rthld : XREUSE_RTHLD_DEFAULT, o->reuse_profile))
         rc = -1;
-    }
     if (!rc && out_path && xgpubin_write_fat(&g, out_path, err, sizeof err)) {
         fprintf(stderr, "%s: error: %s\n", out_path, err);
         rc = -1;
