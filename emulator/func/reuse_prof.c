@@ -11,7 +11,8 @@
  * warps: emu.reuse_profile_warps, or with 0 about 0.01% of a launch's warps (at least
  * 2). Profiled warps are those with the lowest global warp numbers (CTA in grid order,
  * then warp in the CTA). A 64-bit operand is tracked by its first register, as the
- * static estimate (isa/reuse.c) does.
+ * static estimate (isa/reuse.c) does: reading or writing either register of a pair
+ * counts for the operands those registers belong to.
  *
  * The file (xisa_reuse_profile_read parses it):
  *     xgpu-reuse-profile 1
@@ -49,7 +50,7 @@ typedef struct RpLast {
 
 struct EmuReuseTrack {
     uint64_t ip;
-    RpLast last[XREG_MAX];
+    RpLast last[256]; /* by register number (a pair at r254 reaches 255) */
 };
 
 struct EmuReuseRun {
@@ -154,38 +155,44 @@ void emu_reuse_note(EmuExec *x, EmuWarp *w, uint32_t pc)
         return;
     const XInsn *in = &r->code[pc];
     uint64_t ip = ++t->ip;
-    uint8_t regs[6], bits[6];
+    /* Every register a source covers is read: the operand that last touched it gets its
+     * distance. Then the operand becomes the last of its first register (a pair is
+     * tracked by its first register) and its other registers forget theirs. */
+    uint8_t regs[12], bits[12];
     unsigned nr = 0;
-    for (unsigned i = 0; i < 6; i++) { /* distinct source registers and their slots */
-        if (!xisa_operand_regs(in, 0, i) || in->src[i] == XREG_RZ)
-            continue;
-        unsigned j = 0;
-        while (j < nr && regs[j] != in->src[i])
-            j++;
-        if (j == nr)
-            regs[nr] = in->src[i], bits[nr++] = 0;
-        bits[j] |= (uint8_t)XREUSE_SRC(i);
+    for (unsigned i = 0; i < 6; i++) {
+        unsigned k = xisa_operand_regs(in, 0, i);
+        for (unsigned j = 0; j < k && in->src[i] != XREG_RZ; j++) {
+            unsigned m = 0, reg = in->src[i] + j;
+            while (m < nr && regs[m] != reg)
+                m++;
+            if (m == nr)
+                regs[nr] = (uint8_t)reg, bits[nr++] = 0;
+            if (j == 0)
+                bits[m] |= (uint8_t)XREUSE_SRC(i);
+        }
     }
-    for (unsigned j = 0; j < nr; j++) {
-        RpLast *l = &t->last[regs[j]];
+    for (unsigned m = 0; m < nr; m++) {
+        RpLast *l = &t->last[regs[m]];
         if (l->valid)
             count(r, l, ip - l->ip <= r->rthld);
-        *l = (RpLast){ip, pc, bits[j], 1};
+        *l = (RpLast){ip, pc, bits[m], bits[m] != 0};
     }
     for (unsigned i = 0; i < 2; i++) {
-        if (!xisa_operand_regs(in, 1, i) || in->dst[i] == XREG_RZ)
-            continue;
-        RpLast *l = &t->last[in->dst[i]];
-        if (l->valid)
-            count(r, l, 0); /* overwritten before any read */
-        *l = (RpLast){ip, pc, (uint8_t)XREUSE_DST(i), 1};
+        unsigned k = xisa_operand_regs(in, 1, i);
+        for (unsigned j = 0; j < k && in->dst[i] != XREG_RZ; j++) {
+            RpLast *l = &t->last[in->dst[i] + j];
+            if (l->valid)
+                count(r, l, 0); /* overwritten before any read */
+            *l = (RpLast){ip, pc, (uint8_t)XREUSE_DST(i), j == 0};
+        }
     }
 }
 
 void emu_reuse_warp_done(EmuExec *x, EmuWarp *w)
 {
     EmuReuseTrack *t = w->prof;
-    for (unsigned reg = 0; reg < XREG_MAX; reg++)
+    for (unsigned reg = 0; reg < 256; reg++)
         if (t->last[reg].valid) {
             count(x->reuse, &t->last[reg], 0);
             t->last[reg].valid = 0;
