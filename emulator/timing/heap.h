@@ -1,7 +1,8 @@
 /*
  * heap.h - a binary min-heap of (cycle, sequence number, index) for the units that
- * take their ready entries oldest first: write-back (by ready cycle, then issue order)
- * and the LD/ST unit's completed accesses (by completion cycle, then issue order).
+ * take their ready entries oldest first: write-back (by ready cycle, then issue order),
+ * the LD/ST unit's completed accesses (by completion cycle, then issue order) and the
+ * memory system's timed events (by cycle, then creation order).
  * Sequence numbers are unique per heap, so the order is total and deterministic.
  */
 #ifndef EMU_TIMING_HEAP_H

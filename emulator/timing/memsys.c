@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "timing/dram.h"
+#include "timing/heap.h"
 #include "timing/icnt.h"
 #include "timing/l2.h"
 
@@ -55,7 +56,6 @@ typedef enum MsEvKind {
 
 typedef struct MsEvent {
     Cycle at;
-    uint64_t seq;
     uint8_t kind;   /* MsEvKind */
     uint16_t slice;
     TmReq r;
@@ -76,8 +76,9 @@ struct MemSys {
     DramChan *chan;
     MsQueue *to_sm;   /* [nsm] responses with their arrival cycle */
     Cycle *recv_head; /* [nsm] arrival cycle of each queue's first response, or TM_NEVER */
-    MsEvent *ev;      /* binary heap */
-    unsigned nev, evcap;
+    MsEvent *ev;      /* [evcap] pending events' payloads, by the heap's index */
+    uint32_t *evfree, nevfree, evcap;
+    TmHeap evq;       /* pending events by cycle, then creation order */
     uint64_t seq;
     TmReq *fillbuf;   /* [l2.mshr_merge] */
     Cycle *unext;     /* [nslice + nchan] next step of each slice, then each channel */
@@ -113,47 +114,34 @@ static void q_pop(MsQueue *q)
     q->n--;
 }
 
-static int ev_less(const MsEvent *a, const MsEvent *b)
-{
-    return a->at < b->at || (a->at == b->at && a->seq < b->seq);
-}
-
 static void ev_push(MemSys *m, Cycle at, MsEvKind kind, unsigned slice, const TmReq *r)
 {
-    if (m->nev == m->evcap) {
-        unsigned cap = m->evcap ? 2 * m->evcap : 64;
+    if (!m->nevfree) {
+        uint32_t cap = m->evcap ? 2 * m->evcap : 64;
         MsEvent *v = realloc(m->ev, cap * sizeof *v);
-        if (!v)
+        if (v)
+            m->ev = v;
+        uint32_t *f = v ? realloc(m->evfree, cap * sizeof *f) : NULL;
+        if (!f)
             return; /* out of memory: the request is lost and the core reports a deadlock */
-        m->ev = v, m->evcap = cap;
+        m->evfree = f;
+        for (uint32_t i = cap; i > m->evcap; i--)
+            m->evfree[m->nevfree++] = i - 1;
+        m->evcap = cap;
     }
-    unsigned i = m->nev++;
-    MsEvent e = {at, m->seq++, (uint8_t)kind, (uint16_t)slice, *r};
-    while (i && ev_less(&e, &m->ev[(i - 1) / 2])) {
-        m->ev[i] = m->ev[(i - 1) / 2];
-        i = (i - 1) / 2;
+    uint32_t i = m->evfree[--m->nevfree];
+    if (tm_heap_push(&m->evq, at, m->seq++, i) < 0) {
+        m->evfree[m->nevfree++] = i;
+        return; /* as above */
     }
-    m->ev[i] = e;
+    m->ev[i] = (MsEvent){at, (uint8_t)kind, (uint16_t)slice, *r};
 }
 
 static MsEvent ev_pop(MemSys *m)
 {
-    MsEvent top = m->ev[0], last = m->ev[--m->nev];
-    unsigned i = 0;
-    for (;;) {
-        unsigned c = 2 * i + 1;
-        if (c >= m->nev)
-            break;
-        if (c + 1 < m->nev && ev_less(&m->ev[c + 1], &m->ev[c]))
-            c++;
-        if (!ev_less(&m->ev[c], &last))
-            break;
-        m->ev[i] = m->ev[c];
-        i = c;
-    }
-    if (m->nev)
-        m->ev[i] = last;
-    return top;
+    uint32_t i = tm_heap_pop(&m->evq).idx;
+    m->evfree[m->nevfree++] = i;
+    return m->ev[i];
 }
 
 static unsigned ms_slice(const MemSys *m, uint64_t addr)
@@ -267,6 +255,8 @@ void memsys_free(MemSys *m)
     free(m->fillbuf);
     free(m->unext);
     free(m->ev);
+    free(m->evfree);
+    tm_heap_free(&m->evq);
     free(m);
 }
 
@@ -366,7 +356,7 @@ int memsys_tick(MemSys *m, Cycle now)
     if (m->quiet > now)
         return 0;
     for (;;) {
-        Cycle t = m->nev ? m->ev[0].at : TM_NEVER;
+        Cycle t = tm_heap_min(&m->evq);
         int unit = -1; /* -1: event; [0, nslice): slice; above: channel */
         for (unsigned i = 0; i < m->nslice + m->nchan; i++)
             if (m->unext[i] < t)
@@ -405,7 +395,7 @@ const Cycle *memsys_recv_heads(const MemSys *m)
 
 Cycle memsys_next(const MemSys *m, Cycle now)
 {
-    Cycle t = m->nev ? m->ev[0].at : TM_NEVER;
+    Cycle t = tm_heap_min(&m->evq);
     for (unsigned i = 0; i < m->nslice + m->nchan; i++)
         t = m->unext[i] < t ? m->unext[i] : t;
     for (unsigned i = 0; i < m->nsm; i++) {
@@ -418,7 +408,7 @@ Cycle memsys_next(const MemSys *m, Cycle now)
 
 int memsys_idle(const MemSys *m)
 {
-    if (m->nev)
+    if (m->evq.n)
         return 0;
     for (unsigned i = 0; i < m->nslice; i++)
         if (m->slice[i].in.n)
@@ -434,9 +424,9 @@ int memsys_idle(const MemSys *m)
 
 void memsys_dump(const MemSys *m, FILE *f)
 {
-    fprintf(f, "memsys: %u events pending%s\n", m->nev, m->nev ? "" : " (none)");
-    if (m->nev)
-        fprintf(f, "  next event at %llu\n", (unsigned long long)m->ev[0].at);
+    fprintf(f, "memsys: %u events pending%s\n", m->evq.n, m->evq.n ? "" : " (none)");
+    if (m->evq.n)
+        fprintf(f, "  next event at %llu\n", (unsigned long long)tm_heap_min(&m->evq));
     icnt_dump(&m->icnt, f);
     for (unsigned i = 0; i < m->nslice; i++) {
         fprintf(f, "slice %u: %u queued%s, free at %llu\n", i, m->slice[i].in.n,
