@@ -22,7 +22,7 @@
  * cycle, memsys_next), so the loop jumps there, or to the next interval record if that
  * comes first, and accounts the skipped cycles as repeats of the idle one. With
  * emu.skip_idle = false every unit ticks every cycle instead; the statistics must be
- * the same (test 404 checks it on every sample). The
+ * the same (test 903 checks it on every sample). The
  * launch ends, after its last cycle, when every CTA has finished and every unit is idle;
  * `cycles` counts cycles 0 .. last. A launch with no event pending that is not done is a
  * bug in the model: it dumps every unit and fails with EMU_ERR_LAUNCH_FAILURE.
