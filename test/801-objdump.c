@@ -287,6 +287,24 @@ Test(objdump, reuse_bits)
             "instructions"), 1);
     cr_expect_eq(json_object_get_int(get(in, "reuse")), XREUSE_DST(0));
     json_object_put(root);
+    /* --section reuse: the raw table, in text and JSON */
+    snprintf(args, sizeof args, "--section reuse %s", path);
+    run_tool(r, args);
+    cr_expect_eq(r->status, 0);
+    cr_expect(strstr(r->out, "reuse: pc 0 0x40\nreuse: pc 1 0x40\nreuse: pc 2 0x00\n"), "%s",
+              r->out);
+    cr_expect(!strstr(r->out, "code:"), "only the section asked for:\n%s", r->out);
+    snprintf(args, sizeof args, "--json --section reuse %s", path);
+    run_tool(r, args);
+    root = json_tokener_parse(r->out);
+    cr_assert_not_null(root, "%s", r->out);
+    json_object *rs = get(json_object_array_get_idx(
+                              get(json_object_array_get_idx(get(root, "inputs"), 0), "modules"), 0),
+                          "reuse");
+    cr_expect_eq(json_object_get_int(get(rs, "rthld")), 12);
+    cr_expect_str_eq(json_object_get_string(get(rs, "source")), "static");
+    cr_expect_eq(json_object_array_length(get(rs, "bits")), 4);
+    json_object_put(root);
     unlink(path);
     free(r);
 }

@@ -26,9 +26,11 @@
 #include "xgpu/gpubin.h"
 
 enum { SEC_INFO = 1, SEC_KERNELS = 2, SEC_TEXT = 4, SEC_GLOBALS = 8, SEC_LINES = 16,
+       SEC_REUSE = 32,
        SEC_DEFAULT = SEC_INFO | SEC_KERNELS | SEC_TEXT | SEC_GLOBALS };
 
-static const char *const section_names[] = {"info", "kernels", "text", "globals", "lines"};
+static const char *const section_names[] = {"info",  "kernels", "text",
+                                            "globals", "lines", "reuse"};
 
 typedef struct Input {
     const char *path;
@@ -247,6 +249,10 @@ static void print_module(const char *path, size_t idx, const XGpubin *g, unsigne
     for (uint32_t i = 0; (sec & SEC_LINES) && i < g->nlines; i++)
         printf("line: pc %u %s:%u\n", g->lines[i].pc, g->files[g->lines[i].file],
                g->lines[i].line);
+    if ((sec & SEC_REUSE) && !g->reuse)
+        printf("reuse: none\n");
+    for (uint32_t pc = 0; (sec & SEC_REUSE) && g->reuse && pc < g->ntext; pc++)
+        printf("reuse: pc %u 0x%02x\n", pc, g->reuse[pc]); /* absolute pc, XREUSE_* bits */
     free(syms);
 }
 
@@ -356,6 +362,16 @@ static json_object *json_module(const XGpubin *g, unsigned sec)
         JADD(o, "files", fs);
         JADD(o, "lines", ls);
     }
+    if ((sec & SEC_REUSE) && g->reuse) {
+        json_object *r = json_object_new_object(), *bits = json_object_new_array();
+        JADD(r, "rthld", json_object_new_int64(g->reuse_rthld));
+        JADD(r, "source", json_object_new_string(g->reuse_source == XREUSE_PROFILE ? "profile"
+                                                                                   : "static"));
+        for (uint32_t pc = 0; pc < g->ntext; pc++)
+            json_object_array_add(bits, json_object_new_int64(g->reuse[pc]));
+        JADD(r, "bits", bits);
+        JADD(o, "reuse", r);
+    }
     free(syms);
     return o;
 }
@@ -366,7 +382,7 @@ static int parse_section(const char *s, unsigned *sec)
 {
     if (strncmp(s, ".xgpu.", 6) == 0)
         s += 6;
-    for (unsigned i = 0; i < 5; i++)
+    for (unsigned i = 0; i < sizeof section_names / sizeof section_names[0]; i++)
         if (strcmp(s, section_names[i]) == 0) {
             *sec |= 1u << i;
             return 0;
@@ -376,7 +392,8 @@ static int parse_section(const char *s, unsigned *sec)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: xgpu-objdump [--json | --asm] [--section info|kernels|text|globals|lines]... "
+    fprintf(f, "usage: xgpu-objdump [--json | --asm] "
+               "[--section info|kernels|text|globals|lines|reuse]... "
                "FILE...\n"
                "  --json     one JSON document (schema in docs/gpubin.md)\n"
                "  --asm      assembler listing of each module, which xasm_assemble reads back\n");
