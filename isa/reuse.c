@@ -22,22 +22,13 @@
 
 #include "gpubin_int.h"
 
-/* Whether instruction in reads / writes register r (any register of any operand). */
-static int reads_reg(const XInsn *in, unsigned r)
+/* Whether an operand of in on the given side (dst: destinations, else sources) covers
+ * register r. */
+static int touches(const XInsn *in, int dst, unsigned r)
 {
-    for (unsigned i = 0; i < 6; i++) {
-        unsigned k = xisa_operand_regs(in, 0, i);
-        if (k && in->src[i] != XREG_RZ && r >= in->src[i] && r < in->src[i] + k)
-            return 1;
-    }
-    return 0;
-}
-
-static int writes_reg(const XInsn *in, unsigned r)
-{
-    for (unsigned i = 0; i < 2; i++) {
-        unsigned k = xisa_operand_regs(in, 1, i);
-        if (k && in->dst[i] != XREG_RZ && r >= in->dst[i] && r < in->dst[i] + k)
+    for (unsigned i = 0; i < (dst ? 2u : 6u); i++) {
+        unsigned k = xisa_operand_regs(in, dst, i), reg = dst ? in->dst[i] : in->src[i];
+        if (k && reg != XREG_RZ && r >= reg && r < reg + k)
             return 1;
     }
     return 0;
@@ -74,9 +65,9 @@ static unsigned next_use(const XInsn *code, uint32_t n, uint32_t p, unsigned r, 
         uint32_t end = tail; /* the instructions at this distance */
         for (; head < end; head++) {
             uint32_t q = queue[head];
-            if (reads_reg(&code[q], r))
+            if (touches(&code[q], 0, r))
                 return dist;
-            if (writes_reg(&code[q], r))
+            if (touches(&code[q], 1, r))
                 continue; /* the value is dead along this path */
             ns = succs(code, n, q, s);
             for (unsigned i = 0; i < ns; i++)
@@ -106,7 +97,7 @@ int xisa_reuse_static(const XInsn *code, uint32_t n, unsigned rthld, uint8_t *bi
             unsigned i = dst ? slot - 6 : slot, r = dst ? in->dst[i] : in->src[i];
             if (!xisa_operand_regs(in, dst, i) || r == XREG_RZ)
                 continue;
-            if (!dst && writes_reg(in, r))
+            if (!dst && touches(in, 1, r))
                 continue; /* read, then overwritten by the same instruction: dead */
             if (next_use(code, n, pc, r, rthld, seen, ++stamp, queue))
                 bits[pc] |= (uint8_t)(1u << slot);
