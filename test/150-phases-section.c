@@ -201,3 +201,40 @@ Test(phases, assembler_directive_errors)
     expect_asm_error(".phases 25 10\n.kernel a\n  mov.u32 r1, 1\n.phase 2 0 entry\n  exit\n",
                      "record 0: kernel a, pc 1: the entry flag");
 }
+
+/* Every bit of the section flipped: rejected with one line, or read as a module the
+ * writer accepts again (a flip inside a record's figures can still be valid). */
+Test(phases, bit_flips_never_crash)
+{
+    XGpubin *g = assemble(two_kernels);
+    void *img;
+    size_t len;
+    char err[256];
+    cr_assert_eq(xgpubin_write_mem(g, &img, &len, err, sizeof err), 0, "%s", err);
+    size_t off = (size_t)(phases_section(img, len) - (uint8_t *)img), size = 24 + 3 * 20;
+    unsigned rejected = 0;
+    for (size_t i = off; i < off + size; i++)
+        for (int bit = 0; bit < 8; bit++) {
+            uint8_t *copy = malloc(len);
+            memcpy(copy, img, len);
+            copy[i] ^= (uint8_t)(1u << bit);
+            XGpubin *h = NULL;
+            err[0] = '\0';
+            if (xgpubin_read(copy, len, &h, err, sizeof err)) {
+                cr_expect(err[0] && !strchr(err, '\n'), "byte %zu bit %d: '%s'", i - off, bit,
+                          err);
+                rejected++;
+            } else {
+                void *again;
+                size_t n;
+                cr_expect_eq(xgpubin_write_mem(h, &again, &n, err, sizeof err), 0,
+                             "byte %zu bit %d read but not writable: %s", i - off, bit, err);
+                free(again);
+                xgpubin_free(h);
+            }
+            free(copy);
+        }
+    cr_expect_gt(rejected, size * 4, "only %u of %zu flips rejected", rejected, size * 8);
+    free(img);
+    xgpubin_free(g);
+}

@@ -29,6 +29,13 @@
  * change from zero counts). A record then carries the largest R and S over the pcs its
  * boundary reaches before reaching another boundary, which bounds what a warp needs
  * whichever way it goes until the next specifier.
+ *
+ * mir_shared_refs requires: isel's MVreg.svar and f->svars (lower_shared_layout), vregs
+ * in MInsn.src/dst (before regalloc). Guarantees: MInsn.shared on every instruction,
+ * f->shared_escaped. Changes no code.
+ * mir_phases requires: mir_emit (f->code with pcs and reconvergence pcs, XF_UNIFORM on
+ * uniform brc, f->code_shared). Guarantees: f->phases sorted by pc, one at pc 0, each
+ * within f->nregs and f->shared_bytes. Changes no code.
  */
 #include "mir.h"
 
@@ -307,8 +314,8 @@ static XPhase phase_record(PhCtx *c, uint32_t start)
                 c->seen[t] = 1, c->stack[top++] = t;
         }
     }
-    p.flags = (start == 0 ? XPHASE_ENTRY : 0) | (is_barrier(&c->f->code[start]) ? XPHASE_BARRIER : 0) |
-              (vars & dyn ? XPHASE_DYNAMIC : 0);
+    p.flags = (start == 0 ? XPHASE_ENTRY : 0) | (vars & dyn ? XPHASE_DYNAMIC : 0) |
+              (is_barrier(&c->f->code[start]) ? XPHASE_BARRIER : 0);
     return p;
 }
 
