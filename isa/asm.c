@@ -56,12 +56,16 @@ typedef struct Asm {
     uint32_t nfix, capfix, nsymfix, capsymfix;
     XLine *pending;      /* .loc records waiting for the next instruction */
     uint32_t npending, cappending;
+    XPhase phase;        /* a .phase waiting for the next instruction */
+    int phase_line;      /* its line, 0 when none waits */
+    uint32_t capph;
     int line;
     char *err;
     size_t errlen;
 } Asm;
 
 static int err_at(Asm *a, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static XKernel *cur(Asm *a);
 static int err_at(Asm *a, int line, const char *fmt, ...)
 {
     char msg[200];
@@ -327,6 +331,14 @@ static int emit(Asm *a, const XInsn *in)
         a->g.lines[a->g.nlines++].pc = a->g.ntext;
     }
     a->npending = 0;
+    if (a->phase_line) {
+        if (GROW(a, a->g.phases, a->capph, a->g.nphases))
+            return -1;
+        a->phase.kernel = a->g.nkernels - 1;
+        a->phase.pc = a->g.ntext - cur(a)->code_start;
+        a->g.phases[a->g.nphases++] = a->phase;
+        a->phase_line = 0;
+    }
     a->insn_line[a->g.ntext] = a->line;
     a->g.text[a->g.ntext++] = *in;
     return 0;
@@ -395,6 +407,8 @@ static int end_kernel(Asm *a)
     XKernel *k = cur(a);
     char why[160];
     a->in_kernel = 0;
+    if (a->phase_line)
+        return err_at(a, a->phase_line, ".phase without an instruction after it");
     k->code_count = a->g.ntext - k->code_start;
     if (k->code_count == 0)
         return err_at(a, a->ks.line, "kernel %s has no instructions", k->name);
@@ -571,11 +585,54 @@ static int dir_string(Asm *a, const char *d, char *s)
     return 0;
 }
 
+/* .phases DELTA GAP: the module carries phase specifiers placed with these thresholds. */
+static int dir_phases(Asm *a, char *s)
+{
+    uint64_t v[2];
+    if (lex_uints(s, v, 2, UINT32_MAX) != 2)
+        return err_at(a, a->line, "usage: .phases DELTA GAP");
+    if (v[0] < 1 || v[0] > XPHASE_DELTA_MAX || v[1] < 1 || v[1] > XPHASE_GAP_MAX)
+        return err_at(a, a->line, ".phases %llu %llu: thresholds out of range (1..%u, 1..%u)",
+                      (unsigned long long)v[0], (unsigned long long)v[1], XPHASE_DELTA_MAX,
+                      XPHASE_GAP_MAX);
+    a->g.phase_delta = (uint32_t)v[0];
+    a->g.phase_gap = (uint32_t)v[1];
+    return 0;
+}
+
+/* .phase REGS SHARED [entry] [barrier] [dynamic]: a specifier at the next instruction. */
+static int dir_phase(Asm *a, char *s)
+{
+    static const char *const flag_names[] = {"barrier", "entry", "dynamic"};
+    char *w[5];
+    uint64_t regs, shared;
+    int n = lex_words(s, w, 5);
+    if (n < 2 || n > 5 || lex_uint(w[0], &regs, XREG_MAX) ||
+        lex_uint(w[1], &shared, UINT32_MAX))
+        return err_at(a, a->line, "usage: .phase REGS SHARED [entry] [barrier] [dynamic]");
+    if (!a->g.phase_delta)
+        return err_at(a, a->line, ".phase before the module's .phases directive");
+    if (a->phase_line)
+        return err_at(a, a->line, "two .phase directives for one instruction");
+    XPhase p = {.regs = (uint32_t)regs, .shared = (uint32_t)shared};
+    for (int i = 2; i < n; i++) {
+        size_t f = 0;
+        while (f < 3 && strcmp(w[i], flag_names[f]) != 0)
+            f++;
+        if (f == 3)
+            return err_at(a, a->line, "unknown phase flag '%s'", w[i]);
+        p.flags |= 1u << f;
+    }
+    a->phase = p;
+    a->phase_line = a->line;
+    return 0;
+}
+
 static int parse_directive(Asm *a, char *s)
 {
     char *d = lex_word(&s);
     static const char *const per_kernel[] = {".regs", ".shared", ".local", ".parambytes",
-                                             ".param", ".signature"};
+                                             ".param", ".signature", ".phase"};
     for (size_t i = 0; i < sizeof per_kernel / sizeof *per_kernel; i++)
         if (strcmp(d, per_kernel[i]) == 0 && !a->in_kernel)
             return err_at(a, a->line, "%s outside a .kernel", d);
@@ -585,6 +642,10 @@ static int parse_directive(Asm *a, char *s)
         return dir_param(a, s);
     if (strcmp(d, ".global") == 0)
         return dir_global(a, s);
+    if (strcmp(d, ".phases") == 0)
+        return dir_phases(a, s);
+    if (strcmp(d, ".phase") == 0)
+        return dir_phase(a, s);
     if (strcmp(d, ".loc") == 0 || strcmp(d, ".file") == 0)
         return dir_loc(a, s, d[1] == 'f');
     if (!strcmp(d, ".producer") || !strcmp(d, ".options") || !strcmp(d, ".signature"))
@@ -649,6 +710,7 @@ static void asm_release(Asm *a)
     free(a->g.kernels), free(a->g.text), free(a->g.globals), free(a->g.files);
     free(a->g.lines), free(a->insn_line), free(a->labels), free(a->fix), free(a->symfix);
     free(a->pending), free((char *)a->g.producer), free((char *)a->g.options);
+    free(a->g.phases);
 }
 
 static int assemble(Asm *a, const char *text)

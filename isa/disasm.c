@@ -5,7 +5,9 @@
  * text in table order (what the compiler and the assembler produce): module strings,
  * files and globals first (so gaddr names resolve), then each kernel's directives,
  * labels L<pc> at every branch target and reconvergence point (one past the last
- * instruction included), and `.loc` lines before the instruction each record starts at.
+ * instruction included), and `.loc` lines before the instruction each record starts at;
+ * phase specifiers as `.phase` lines (after the `.loc` lines) before their instruction,
+ * with `.phases DELTA GAP` among the module directives.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -68,9 +70,25 @@ static uint8_t *find_labels(const XGpubin *g, const XKernel *k)
     return mark;
 }
 
-static void print_kernel(FILE *f, const XGpubin *g, const XKernel *k, const char **syms,
+/* `.phase` of record *ph when it belongs to (kernel ki, pc); advances *ph past it. */
+static void print_phase(FILE *f, const XGpubin *g, uint32_t ki, uint32_t pc, uint32_t *ph)
+{
+    while (*ph < g->nphases && (g->phases[*ph].kernel < ki ||
+                                (g->phases[*ph].kernel == ki && g->phases[*ph].pc < pc)))
+        (*ph)++;
+    if (*ph >= g->nphases || g->phases[*ph].kernel != ki || g->phases[*ph].pc != pc)
+        return;
+    const XPhase *p = &g->phases[(*ph)++];
+    fprintf(f, "    .phase %u %u%s%s%s\n", p->regs, p->shared,
+            p->flags & XPHASE_ENTRY ? " entry" : "", p->flags & XPHASE_BARRIER ? " barrier" : "",
+            p->flags & XPHASE_DYNAMIC ? " dynamic" : "");
+}
+
+static void print_kernel(FILE *f, const XGpubin *g, uint32_t ki, const char **syms,
                          uint32_t *line)
 {
+    const XKernel *k = &g->kernels[ki];
+    uint32_t ph = 0;
     char buf[256];
     uint8_t *mark = find_labels(g, k);
     print_header(f, k);
@@ -87,6 +105,7 @@ static void print_kernel(FILE *f, const XGpubin *g, const XKernel *k, const char
             lex_quote(f, g->files[g->lines[*line].file]);
             fprintf(f, " %u\n", g->lines[*line].line);
         }
+        print_phase(f, g, ki, pc, &ph);
         xisa_format(&g->text[abs], syms, g->nglobals, buf, sizeof buf);
         fprintf(f, "    %s\n", buf);
     }
@@ -104,6 +123,8 @@ int xgpubin_disassemble(const XGpubin *g, void *file)
     fprintf(f, "\n.options ");
     lex_quote(f, g->options ? g->options : "");
     fputc('\n', f);
+    if (g->phase_delta)
+        fprintf(f, ".phases %u %u\n", g->phase_delta, g->phase_gap);
     for (uint32_t i = 0; i < g->nfiles; i++) {
         fprintf(f, ".file ");
         lex_quote(f, g->files[i]);
@@ -116,7 +137,7 @@ int xgpubin_disassemble(const XGpubin *g, void *file)
     }
     uint32_t line = 0;
     for (uint32_t i = 0; i < g->nkernels; i++)
-        print_kernel(f, g, &g->kernels[i], syms, &line);
+        print_kernel(f, g, i, syms, &line);
     free(syms);
     return ferror(f) ? -1 : 0;
 }

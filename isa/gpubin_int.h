@@ -18,6 +18,8 @@
  *                                  LINE records, then the pool (file names)
  *   .xgpu.reuse    count = insns:  u32 rthld (1..255), u32 source (0 static, 1 profile),
  *                                  then one byte per instruction (optional section)
+ *   .xgpu.phases   count = records: u32 delta (1..1000), u32 gap (1..100000), then
+ *                                  PHASE records sorted by (kernel, pc) (optional section)
  */
 #ifndef XGPU_GPUBIN_INT_H
 #define XGPU_GPUBIN_INT_H
@@ -30,7 +32,7 @@
 
 /* Section versions written and accepted. */
 enum { GB_VER_INFO = 1, GB_VER_KERNELS = 1, GB_VER_TEXT = 1, GB_VER_GLOBALS = 1,
-       GB_VER_LINES = 1, GB_VER_REUSE = 1 };
+       GB_VER_LINES = 1, GB_VER_REUSE = 1, GB_VER_PHASES = 1 };
 
 /* Record sizes in bytes; field offsets are given where each record is encoded. */
 enum {
@@ -43,6 +45,7 @@ enum {
     GB_GLOBAL_SIZE = 32, /* u32 name, space, align, flags (bit 0: has init),
                             u64 size, u64 init offset */
     GB_LINE_SIZE = 12,   /* u32 pc, file, line */
+    GB_PHASE_SIZE = 20,  /* u32 kernel, pc, regs, shared, flags */
 };
 
 #define GB_GLOBAL_HAS_INIT 1u
@@ -54,6 +57,7 @@ enum {
 #define GB_SEC_GLOBALS ".xgpu.globals"
 #define GB_SEC_LINES ".xgpu.lines"
 #define GB_SEC_REUSE ".xgpu.reuse"
+#define GB_SEC_PHASES ".xgpu.phases"
 
 static inline uint16_t gb_get16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
 static inline uint32_t gb_get32(const uint8_t *p)
@@ -92,7 +96,8 @@ XGpubin *gb_clone(const XGpubin *g);
 
 /* Checks a module's cross-field invariants: kernel code ranges and resources,
  * parameter tables, every instruction (xisa_validate with its kernel's code_count,
- * registers below nregs, gaddr symbols), globals, line records. 0 or -1 + message. */
+ * registers below nregs, gaddr symbols), globals, line records, phase records.
+ * 0 or -1 + message. */
 int gb_check(const XGpubin *g, char *err, size_t errlen);
 
 /* Name table of the opcode's sub-operation (XInsn.sub), valid indices [*lo, *hi); NULL

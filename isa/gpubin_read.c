@@ -65,7 +65,7 @@ typedef struct Sec {
 typedef struct Reader {
     GbArena *arena;
     XGpubin *g;
-    Sec info, kernels, text, globals, lines, reuse;
+    Sec info, kernels, text, globals, lines, reuse, phases;
     char *err;
     size_t errlen;
 } Reader;
@@ -329,6 +329,36 @@ static int read_reuse(Reader *r)
     return 0;
 }
 
+/* The optional phase specifiers: thresholds, then records (checked by gb_check). */
+static int read_phases(Reader *r)
+{
+    Sec *s = &r->phases;
+    size_t off = 0;
+    if (!s->p)
+        return 0;
+    if (open_section(r, s, GB_SEC_PHASES, GB_VER_PHASES) ||
+        take(r, s, GB_SEC_PHASES, &off, 2, 4) ||
+        take(r, s, GB_SEC_PHASES, &off, s->count, GB_PHASE_SIZE))
+        return -1;
+    if (off != s->body_size)
+        return gb_fail(r->err, r->errlen, GB_SEC_PHASES ": %zu stray bytes after %u records",
+                       s->body_size - off, s->count);
+    XGpubin *g = r->g;
+    g->phase_delta = gb_get32(s->body);
+    g->phase_gap = gb_get32(s->body + 4);
+    if (g->phase_delta == 0)
+        return gb_fail(r->err, r->errlen, GB_SEC_PHASES ": threshold of 0%%");
+    if (!(g->phases = alloc_n(r, s->count, sizeof(XPhase))))
+        return gb_fail(r->err, r->errlen, "out of memory");
+    g->nphases = s->count;
+    for (uint32_t i = 0; i < s->count; i++) {
+        const uint8_t *p = s->body + 8 + (size_t)i * GB_PHASE_SIZE;
+        g->phases[i] = (XPhase){gb_get32(p), gb_get32(p + 4), gb_get32(p + 8),
+                                gb_get32(p + 12), gb_get32(p + 16)};
+    }
+    return 0;
+}
+
 /* ---- ELF --------------------------------------------------------------------------- */
 
 static Sec *section_slot(Reader *r, const char *name)
@@ -337,6 +367,7 @@ static Sec *section_slot(Reader *r, const char *name)
         {GB_SEC_INFO, offsetof(Reader, info)},       {GB_SEC_KERNELS, offsetof(Reader, kernels)},
         {GB_SEC_TEXT, offsetof(Reader, text)},       {GB_SEC_GLOBALS, offsetof(Reader, globals)},
         {GB_SEC_LINES, offsetof(Reader, lines)},     {GB_SEC_REUSE, offsetof(Reader, reuse)},
+        {GB_SEC_PHASES, offsetof(Reader, phases)},
     };
     for (size_t i = 0; i < sizeof slots / sizeof slots[0]; i++)
         if (strcmp(name, slots[i].name) == 0)
@@ -396,7 +427,7 @@ static int parse_image(Reader *r, void *copy, size_t len)
     int rc = find_sections(r, e, len);
     if (!rc)
         rc = read_info(r) || read_kernels(r) || read_text(r) || read_globals(r) ||
-             read_lines(r) || read_reuse(r) || gb_check(r->g, r->err, r->errlen);
+             read_lines(r) || read_reuse(r) || read_phases(r) || gb_check(r->g, r->err, r->errlen);
     elf_end(e);
     return rc ? -1 : 0;
 }
@@ -512,6 +543,49 @@ static int check_lines(const XGpubin *g, char *err, size_t n)
     return 0;
 }
 
+static int check_phase(const XGpubin *g, uint32_t i, char *err, size_t n)
+{
+    const XPhase *p = &g->phases[i], *q = i ? &g->phases[i - 1] : NULL;
+    if (p->kernel >= g->nkernels)
+        return gb_fail(err, n, GB_SEC_PHASES " record %u: kernel %u of %u", i, p->kernel,
+                       g->nkernels);
+    const XKernel *k = &g->kernels[p->kernel];
+    if (p->pc >= k->code_count)
+        return gb_fail(err, n, GB_SEC_PHASES " record %u: kernel %s, pc %u past its %u "
+                       "instructions", i, k->name, p->pc, k->code_count);
+    if (q && (q->kernel > p->kernel || (q->kernel == p->kernel && q->pc >= p->pc)))
+        return gb_fail(err, n, GB_SEC_PHASES " record %u: kernel %s, pc %u not sorted after "
+                       "the previous record", i, k->name, p->pc);
+    if (p->regs > k->nregs || p->shared > k->shared_bytes)
+        return gb_fail(err, n, GB_SEC_PHASES " record %u: kernel %s, pc %u: %u registers, %u "
+                       "shared bytes exceed the kernel's %u, %u", i, k->name, p->pc, p->regs,
+                       p->shared, k->nregs, k->shared_bytes);
+    if (p->flags & ~(uint32_t)XPHASE_ALL)
+        return gb_fail(err, n, GB_SEC_PHASES " record %u: kernel %s, pc %u: unknown flags "
+                       "0x%x", i, k->name, p->pc, p->flags);
+    if (((p->flags & XPHASE_ENTRY) != 0) != (p->pc == 0))
+        return gb_fail(err, n, GB_SEC_PHASES " record %u: kernel %s, pc %u: the entry flag "
+                       "belongs to pc 0 and only there", i, k->name, p->pc);
+    return 0;
+}
+
+static int check_phases(const XGpubin *g, char *err, size_t n)
+{
+    if (!g->phase_delta)
+        return g->nphases ? gb_fail(err, n, GB_SEC_PHASES ": records without thresholds") : 0;
+    if (g->phase_delta > XPHASE_DELTA_MAX || g->phase_gap == 0 ||
+        g->phase_gap > XPHASE_GAP_MAX)
+        return gb_fail(err, n, GB_SEC_PHASES ": thresholds %u%% and %u instructions out of "
+                       "range (1..%u, 1..%u)", g->phase_delta, g->phase_gap, XPHASE_DELTA_MAX,
+                       XPHASE_GAP_MAX);
+    if (g->nphases && !g->phases)
+        return gb_fail(err, n, "module: a non-empty table without storage");
+    for (uint32_t i = 0; i < g->nphases; i++)
+        if (check_phase(g, i, err, n))
+            return -1;
+    return 0;
+}
+
 int gb_check(const XGpubin *g, char *err, size_t errlen)
 {
     char why[160];
@@ -527,5 +601,5 @@ int gb_check(const XGpubin *g, char *err, size_t errlen)
     for (uint32_t i = 0; i < g->nglobals; i++)
         if (check_global(&g->globals[i], err, errlen))
             return -1;
-    return check_lines(g, err, errlen);
+    return check_lines(g, err, errlen) || check_phases(g, err, errlen) ? -1 : 0;
 }

@@ -185,11 +185,25 @@ static void enc_reuse(Buf *b, const XGpubin *g)
     sec_end(b, NULL);
 }
 
+static void enc_phases(Buf *b, const XGpubin *g)
+{
+    sec_begin(b, GB_VER_PHASES, g->nphases);
+    buf_u32(b, g->phase_delta);
+    buf_u32(b, g->phase_gap);
+    for (uint32_t i = 0; i < g->nphases; i++) {
+        const XPhase *r = &g->phases[i];
+        uint32_t f[5] = {r->kernel, r->pc, r->regs, r->shared, r->flags};
+        for (int j = 0; j < 5; j++)
+            buf_u32(b, f[j]);
+    }
+    sec_end(b, NULL);
+}
+
 /* ---- ELF --------------------------------------------------------------------------- */
 
 static const char shstrtab[] = "\0" GB_SEC_INFO "\0" GB_SEC_KERNELS "\0" GB_SEC_TEXT
                                "\0" GB_SEC_GLOBALS "\0" GB_SEC_LINES "\0" GB_SEC_REUSE
-                               "\0.shstrtab";
+                               "\0" GB_SEC_PHASES "\0.shstrtab";
 
 static size_t shstr_off(const char *name)
 {
@@ -219,11 +233,10 @@ static int add_section(Elf *e, const char *name, Elf64_Word type, void *data, si
     return (int)elf_ndxscn(scn);
 }
 
-/* Writes the nsecs first sections of secs (the optional ones last). */
-static int write_elf(int fd, Buf *secs, int nsecs, char *err, size_t errlen)
+/* Writes the nsecs sections of secs, named by names (the optional ones last). */
+static int write_elf(int fd, Buf *secs, const char *const *names, int nsecs, char *err,
+                     size_t errlen)
 {
-    static const char *const names[6] = {GB_SEC_INFO, GB_SEC_KERNELS, GB_SEC_TEXT,
-                                         GB_SEC_GLOBALS, GB_SEC_LINES, GB_SEC_REUSE};
     if (elf_version(EV_CURRENT) == EV_NONE)
         return gb_fail(err, errlen, "libelf: %s", elf_errmsg(-1));
     Elf *e = elf_begin(fd, ELF_C_WRITE, NULL);
@@ -279,15 +292,19 @@ int xgpubin_write_mem(const XGpubin *g, void **buf, size_t *len, char *err, size
     *len = 0;
     if (gb_check(g, err, errlen))
         return -1;
-    Buf secs[6] = {{0}};
-    int nsecs = g->reuse ? 6 : 5;
+    Buf secs[7] = {{0}};
+    const char *names[7] = {GB_SEC_INFO, GB_SEC_KERNELS, GB_SEC_TEXT, GB_SEC_GLOBALS,
+                            GB_SEC_LINES};
+    int nsecs = 5;
     enc_info(&secs[0], g);
     enc_kernels(&secs[1], g);
     enc_text(&secs[2], g);
     enc_globals(&secs[3], g);
     enc_lines(&secs[4], g);
     if (g->reuse)
-        enc_reuse(&secs[5], g);
+        names[nsecs] = GB_SEC_REUSE, enc_reuse(&secs[nsecs++], g);
+    if (g->phase_delta)
+        names[nsecs] = GB_SEC_PHASES, enc_phases(&secs[nsecs++], g);
     int rc = 0;
     for (int i = 0; i < nsecs; i++)
         if (secs[i].bad)
@@ -296,7 +313,7 @@ int xgpubin_write_mem(const XGpubin *g, void **buf, size_t *len, char *err, size
     if (!rc && !tmp)
         rc = gb_fail(err, errlen, "cannot create a temporary file");
     if (!rc)
-        rc = write_elf(fileno(tmp), secs, nsecs, err, errlen);
+        rc = write_elf(fileno(tmp), secs, names, nsecs, err, errlen);
     if (!rc && slurp(fileno(tmp), buf, len))
         rc = gb_fail(err, errlen, "cannot read back the ELF image");
     if (tmp)

@@ -153,6 +153,7 @@ XGpubin *gb_clone(const XGpubin *g)
             if (!(c->files[i] = gb_arena_strdup(a, g->files[i])))
                 oom = 1;
         c->lines = dup_array(a, g->lines, g->nlines, sizeof(XLine), &oom);
+        c->phases = dup_array(a, g->phases, g->nphases, sizeof(XPhase), &oom);
     }
     if (oom) {
         gb_arena_free(a);

@@ -62,6 +62,8 @@ typedef struct Driver {
     unsigned opt;       /* -O level */
     unsigned max_regs;  /* --max-regs */
     unsigned rthld;     /* --rthld (Memento reuse threshold) */
+    unsigned phase_delta; /* --phase-delta (Zorua: percent change that starts a phase) */
+    unsigned phase_gap;   /* --phase-gap (Zorua: instructions between boundaries) */
     const char *reuse_profile; /* --reuse-profile */
     Argv cflags;        /* -I -D -U -W -std -f... forwarded to every compile */
     Argv ldflags;       /* -L -l -Wl, ... forwarded to the link */
@@ -120,6 +122,10 @@ static void usage(FILE *f)
             "                     instructions is near (default 12; .xgpu.reuse)\n"
             "  --reuse-profile=FILE   take the reuse bits from a profile recorded with\n"
             "                     XGPU_REUSE_PROFILE=FILE (majority per operand)\n"
+            "  --phase-delta=P    Zorua: a phase starts where live registers or live shared\n"
+            "                     bytes change by P percent or more (default 25; .xgpu.phases)\n"
+            "  --phase-gap=N      Zorua: at least N instructions between phase boundaries\n"
+            "                     (default 10)\n"
             "  --keep-temps       keep intermediate files (printed with -v)\n"
             "  -v                 print the commands run\n"
             "  --help             this text\n");
@@ -231,6 +237,20 @@ static int parse_args(Driver *d, int argc, char **argv)
                                 "got '%s'\n", a + 8);
                 return -1;
             }
+        } else if (!strncmp(a, "--phase-delta=", 14)) {
+            if (parse_uint(a + 14, &d->phase_delta) || d->phase_delta < 1 ||
+                d->phase_delta > XPHASE_DELTA_MAX) {
+                fprintf(stderr, "xgpu-cc: error: --phase-delta expects a percentage from 1 to "
+                                "%u, got '%s'\n", XPHASE_DELTA_MAX, a + 14);
+                return -1;
+            }
+        } else if (!strncmp(a, "--phase-gap=", 12)) {
+            if (parse_uint(a + 12, &d->phase_gap) || d->phase_gap < 1 ||
+                d->phase_gap > XPHASE_GAP_MAX) {
+                fprintf(stderr, "xgpu-cc: error: --phase-gap expects a number from 1 to %u, "
+                                "got '%s'\n", XPHASE_GAP_MAX, a + 12);
+                return -1;
+            }
         } else if (!strncmp(a, "-L", 2) || !strncmp(a, "-l", 2) || !strncmp(a, "-Wl,", 4) ||
                    !strcmp(a, "-pthread") || !strcmp(a, "-static"))
             push(&d->ldflags, a);
@@ -319,6 +339,8 @@ static int lower(Driver *d, const char *src_name, const char *ir, const char *fa
     o.opt_level = d->opt;
     o.max_regs = d->max_regs ? d->max_regs : 255;
     o.rthld = d->rthld;
+    o.phase_delta = d->phase_delta;
+    o.phase_gap = d->phase_gap;
     o.reuse_profile = d->reuse_profile;
     o.debug_dumps = getenv("XGPU_DUMP") != NULL;
     o.source_name = src_name;

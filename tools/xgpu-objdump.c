@@ -1,17 +1,20 @@
 /*
  * xgpu-objdump - shows the device code a program carries.
  *
- *   xgpu-objdump [--json | --asm] [--section NAME]... FILE...
+ *   xgpu-objdump [--json | --asm] [--source] [--section NAME]... FILE...
  *
  * FILE is a host executable or object (its .nv_fatbin section holds one or more fat
  * containers back to back, each padded to 8 bytes), a fat container file, or a raw
  * gpubin. For every gpubin found it prints the module info, each kernel's table entry
  * and disassembly (labels L<pc>, one instruction per line with its pc, `// file:line`
- * where the source line changes), the globals and, when asked, the line table. --json
- * prints the same as one JSON document (schema in docs/gpubin.md). --section limits the
- * output to info, kernels, text, globals or lines (with or without the .xgpu. prefix).
- * --asm prints each module as an assembler listing (xgpubin_disassemble) that the
- * assembler reads back to the same module.
+ * where the source line changes, `-- phase` lines where a Zorua phase specifier starts),
+ * the globals and, when asked, the line table, reuse bits or phase records. --json prints
+ * the same as one JSON document (schema in docs/gpubin.md). --section limits the output
+ * to info, kernels, text, globals, lines, reuse or phases (with or without the .xgpu.
+ * prefix). --source puts the text of each new source line above its instructions (read
+ * from the file the line table names; when it cannot be read, a note says so once and
+ * the listing falls back to `// file:line`). --asm prints each module as an assembler
+ * listing (xgpubin_disassemble) that the assembler reads back to the same module.
  *
  * All parsing goes through the library's bounds-checked reader; malformed input gives
  * one line `xgpu-objdump: FILE: message` on stderr and exit status 1.
@@ -26,11 +29,27 @@
 #include "xgpu/gpubin.h"
 
 enum { SEC_INFO = 1, SEC_KERNELS = 2, SEC_TEXT = 4, SEC_GLOBALS = 8, SEC_LINES = 16,
-       SEC_REUSE = 32,
+       SEC_REUSE = 32, SEC_PHASES = 64,
        SEC_DEFAULT = SEC_INFO | SEC_KERNELS | SEC_TEXT | SEC_GLOBALS };
 
-static const char *const section_names[] = {"info",  "kernels", "text",
-                                            "globals", "lines", "reuse"};
+static const char *const section_names[] = {"info",  "kernels", "text",   "globals",
+                                            "lines", "reuse",   "phases"};
+
+/* One source file's text split into lines, loaded on first use (--source). */
+typedef struct SrcFile {
+    int state;    /* 0 not tried, 1 loaded, -1 unreadable (noted once) */
+    char *text;
+    char **lines; /* lines[i] is line i + 1, without its newline */
+    uint32_t nlines;
+} SrcFile;
+
+/* What the printers need besides the module: the --source cache, by file index. */
+typedef struct View {
+    int source;   /* --source */
+    SrcFile *src; /* g->nfiles entries, or NULL */
+    const char *input; /* the file being shown: relative source names are also tried
+                        * next to it */
+} View;
 
 typedef struct Input {
     const char *path;
@@ -153,6 +172,105 @@ static uint8_t *read_file(const char *path, size_t *len, char *err, size_t n)
     return buf;
 }
 
+/* ---- source lines (--source) ------------------------------------------------------- */
+
+/* Reads path as named or, when relative, next to the input file. */
+static uint8_t *src_read(const char *path, const char *input, size_t *len)
+{
+    char why[64], alt[4096];
+    uint8_t *buf = read_file(path, len, why, sizeof why);
+    const char *slash = strrchr(input, '/');
+    if (buf || path[0] == '/' || !slash)
+        return buf;
+    snprintf(alt, sizeof alt, "%.*s/%s", (int)(slash - input), input, path);
+    return read_file(alt, len, why, sizeof why);
+}
+
+static void src_load(SrcFile *sf, const char *path, const char *input)
+{
+    size_t len;
+    uint8_t *buf = src_read(path, input, &len);
+    char *t = buf ? realloc(buf, len + 1) : NULL;
+    if (!t) {
+        free(buf);
+        sf->state = -1;
+        fprintf(stderr, "xgpu-objdump: note: %s: source not found; lines shown as "
+                        "// file:line\n", path);
+        return;
+    }
+    t[len] = '\0';
+    uint32_t n = 1;
+    for (size_t i = 0; i < len; i++)
+        n += t[i] == '\n';
+    sf->lines = calloc(n, sizeof *sf->lines);
+    for (char *p = t; sf->lines && p && sf->nlines < n; sf->nlines++) {
+        sf->lines[sf->nlines] = p;
+        p = strchr(p, '\n');
+        if (p)
+            *p++ = '\0';
+    }
+    sf->text = t;
+    sf->state = sf->lines ? 1 : -1;
+}
+
+/* The text of file:line, or NULL when the file cannot be read or is shorter. */
+static const char *src_line(const View *v, const XGpubin *g, const XLine *l)
+{
+    if (!v->src || l->file >= g->nfiles)
+        return NULL;
+    SrcFile *sf = &v->src[l->file];
+    if (sf->state == 0)
+        src_load(sf, g->files[l->file], v->input);
+    if (sf->state < 0 || l->line == 0 || l->line > sf->nlines)
+        return NULL;
+    return sf->lines[l->line - 1];
+}
+
+static View view_new(const XGpubin *g, int source, const char *input)
+{
+    View v = {.source = source, .input = input};
+    if (source)
+        v.src = calloc(g->nfiles ? g->nfiles : 1, sizeof *v.src);
+    return v;
+}
+
+static void view_free(View *v, const XGpubin *g)
+{
+    for (uint32_t i = 0; v->src && i < g->nfiles; i++) {
+        free(v->src[i].text);
+        free(v->src[i].lines);
+    }
+    free(v->src);
+}
+
+/* ---- phase records ------------------------------------------------------------------- */
+
+/* The record starting a phase at kernel ki's pc, or NULL (records are sorted). */
+static const XPhase *phase_at(const XGpubin *g, uint32_t ki, uint32_t pc)
+{
+    uint32_t lo = 0, hi = g->nphases;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        const XPhase *p = &g->phases[mid];
+        if (p->kernel < ki || (p->kernel == ki && p->pc < pc))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < g->nphases && g->phases[lo].kernel == ki && g->phases[lo].pc == pc)
+        return &g->phases[lo];
+    return NULL;
+}
+
+static const char *const phase_flag_names[] = {"barrier", "entry", "dynamic"};
+
+static void print_phase_flags(uint32_t flags)
+{
+    for (unsigned i = 0; i < 3; i++)
+        if (flags >> i & 1)
+            printf(", %s", phase_flag_names[i]);
+}
+
 /* ---- text output ------------------------------------------------------------------- */
 
 static const char **symbol_names(const XGpubin *g)
@@ -187,8 +305,19 @@ static int is_label(const XGpubin *g, const XKernel *k, uint32_t pc)
     return 0;
 }
 
-static void print_code(const XGpubin *g, const XKernel *k, const char **syms)
+/* --source: the new source line above its instructions. */
+static void print_source(const View *v, const XGpubin *g, const XLine *l)
 {
+    const char *text = src_line(v, g, l);
+    if (text)
+        printf("  %s:%u: %s\n", g->files[l->file], l->line, text);
+    else
+        printf("  // %s:%u\n", g->files[l->file], l->line);
+}
+
+static void print_code(const XGpubin *g, uint32_t ki, const char **syms, const View *v)
+{
+    const XKernel *k = &g->kernels[ki];
     const XLine *last = NULL;
     char buf[256];
     printf("  code:\n");
@@ -198,14 +327,38 @@ static void print_code(const XGpubin *g, const XKernel *k, const char **syms)
         if (pc == k->code_count)
             break;
         uint32_t abs = k->code_start + pc;
+        const XPhase *ph = phase_at(g, ki, pc);
+        if (ph) {
+            printf("  -- phase: %u regs, %u shared bytes", ph->regs, ph->shared);
+            print_phase_flags(ph->flags);
+            printf("\n");
+        }
         xisa_format_reuse(&g->text[abs], syms, g->nglobals, g->reuse ? g->reuse[abs] : -1,
                           buf, sizeof buf);
         const XLine *l = xgpubin_line(g, k->code_start + pc);
-        if (l && l->line && (!last || last->line != l->line || last->file != l->file))
+        int fresh = l && l->line && (!last || last->line != l->line || last->file != l->file);
+        if (fresh && v->source)
+            print_source(v, g, l);
+        if (fresh && !v->source)
             printf("  %5u:  %-40s // %s:%u\n", pc, buf, g->files[l->file], l->line);
         else
             printf("  %5u:  %s\n", pc, buf);
         last = l;
+    }
+}
+
+static void print_phases(const XGpubin *g)
+{
+    if (!g->phase_delta) {
+        printf("phases: none\n");
+        return;
+    }
+    for (uint32_t i = 0; i < g->nphases; i++) { /* kernel-relative pcs */
+        const XPhase *p = &g->phases[i];
+        printf("phase: kernel %s pc %u: %u regs, %u shared bytes",
+               g->kernels[p->kernel].name, p->pc, p->regs, p->shared);
+        print_phase_flags(p->flags);
+        printf("\n");
     }
 }
 
@@ -223,7 +376,8 @@ static void print_global(const XGlobal *v)
     printf("\n");
 }
 
-static void print_module(const char *path, size_t idx, const XGpubin *g, unsigned sec)
+static void print_module(const char *path, size_t idx, const XGpubin *g, unsigned sec,
+                         const View *v)
 {
     const char **syms = symbol_names(g);
     printf("%s: gpubin #%zu\n", path, idx);
@@ -233,6 +387,9 @@ static void print_module(const char *path, size_t idx, const XGpubin *g, unsigne
     if ((sec & SEC_INFO) && g->reuse)
         printf("reuse bits: RTHLD %u, %s\n", g->reuse_rthld,
                g->reuse_source == XREUSE_PROFILE ? "from a profile" : "static estimate");
+    if ((sec & SEC_INFO) && g->phase_delta)
+        printf("phases: %u records (delta %u%%, gap %u)\n", g->nphases, g->phase_delta,
+               g->phase_gap);
     for (uint32_t i = 0; i < g->nkernels && (sec & (SEC_KERNELS | SEC_TEXT)); i++) {
         printf("\n");
         if (sec & SEC_KERNELS)
@@ -240,7 +397,7 @@ static void print_module(const char *path, size_t idx, const XGpubin *g, unsigne
         else
             printf("kernel %s:\n", g->kernels[i].name);
         if (sec & SEC_TEXT)
-            print_code(g, &g->kernels[i], syms);
+            print_code(g, i, syms, v);
     }
     if ((sec & SEC_GLOBALS) && g->nglobals)
         printf("\n");
@@ -253,6 +410,8 @@ static void print_module(const char *path, size_t idx, const XGpubin *g, unsigne
         printf("reuse: none\n");
     for (uint32_t pc = 0; (sec & SEC_REUSE) && g->reuse && pc < g->ntext; pc++)
         printf("reuse: pc %u 0x%02x\n", pc, g->reuse[pc]); /* absolute pc, XREUSE_* bits */
+    if (sec & SEC_PHASES)
+        print_phases(g);
     free(syms);
 }
 
@@ -260,9 +419,61 @@ static void print_module(const char *path, size_t idx, const XGpubin *g, unsigne
 
 #define JADD(o, k, v) json_object_object_add((o), (k), (v))
 
-static json_object *json_kernel(const XGpubin *g, const XKernel *k, const char **syms,
-                                unsigned sec)
+static json_object *json_phase_flags(uint32_t flags)
 {
+    json_object *a = json_object_new_array();
+    for (unsigned i = 0; i < 3; i++)
+        if (flags >> i & 1)
+            json_object_array_add(a, json_object_new_string(phase_flag_names[i]));
+    return a;
+}
+
+/* {"regs", "shared", "flags"} of a record, plus kernel and pc when whole. */
+static json_object *json_phase(const XPhase *p, int whole)
+{
+    json_object *o = json_object_new_object();
+    if (whole) {
+        JADD(o, "kernel", json_object_new_int64(p->kernel));
+        JADD(o, "pc", json_object_new_int64(p->pc));
+    }
+    JADD(o, "regs", json_object_new_int64(p->regs));
+    JADD(o, "shared", json_object_new_int64(p->shared));
+    JADD(o, "flags", json_phase_flags(p->flags));
+    return o;
+}
+
+/* One instruction of kernel ki at pc. */
+static json_object *json_insn(const XGpubin *g, uint32_t ki, uint32_t pc, const char **syms,
+                              const View *v)
+{
+    const XKernel *k = &g->kernels[ki];
+    json_object *in = json_object_new_object();
+    const XInsn *x = &g->text[k->code_start + pc];
+    char buf[256];
+    xisa_format(x, syms, g->nglobals, buf, sizeof buf);
+    JADD(in, "pc", json_object_new_int64(pc));
+    JADD(in, "op", json_object_new_string(xisa_ops[x->op].name));
+    JADD(in, "text", json_object_new_string(buf));
+    if (g->reuse) /* XREUSE_* bits: 0-5 sources, 6-7 destinations; set = near */
+        JADD(in, "reuse", json_object_new_int64(g->reuse[k->code_start + pc]));
+    const XPhase *ph = phase_at(g, ki, pc);
+    if (ph)
+        JADD(in, "phase", json_phase(ph, 0));
+    const XLine *l = xgpubin_line(g, k->code_start + pc);
+    if (l && l->line) {
+        JADD(in, "file", json_object_new_string(g->files[l->file]));
+        JADD(in, "line", json_object_new_int64(l->line));
+        const char *text = v->source ? src_line(v, g, l) : NULL;
+        if (text)
+            JADD(in, "source", json_object_new_string(text));
+    }
+    return in;
+}
+
+static json_object *json_kernel(const XGpubin *g, uint32_t ki, const char **syms,
+                                unsigned sec, const View *v)
+{
+    const XKernel *k = &g->kernels[ki];
     json_object *o = json_object_new_object(), *ps = json_object_new_array();
     JADD(o, "name", json_object_new_string(k->name));
     if (sec & SEC_KERNELS) {
@@ -285,23 +496,8 @@ static json_object *json_kernel(const XGpubin *g, const XKernel *k, const char *
     if (!(sec & SEC_TEXT))
         return o;
     json_object *code = json_object_new_array();
-    char buf[256];
-    for (uint32_t pc = 0; pc < k->code_count; pc++) {
-        json_object *in = json_object_new_object();
-        const XInsn *x = &g->text[k->code_start + pc];
-        xisa_format(x, syms, g->nglobals, buf, sizeof buf);
-        JADD(in, "pc", json_object_new_int64(pc));
-        JADD(in, "op", json_object_new_string(xisa_ops[x->op].name));
-        JADD(in, "text", json_object_new_string(buf));
-        if (g->reuse) /* XREUSE_* bits: 0-5 sources, 6-7 destinations; set = near */
-            JADD(in, "reuse", json_object_new_int64(g->reuse[k->code_start + pc]));
-        const XLine *l = xgpubin_line(g, k->code_start + pc);
-        if (l && l->line) {
-            JADD(in, "file", json_object_new_string(g->files[l->file]));
-            JADD(in, "line", json_object_new_int64(l->line));
-        }
-        json_object_array_add(code, in);
-    }
+    for (uint32_t pc = 0; pc < k->code_count; pc++)
+        json_object_array_add(code, json_insn(g, ki, pc, syms, v));
     JADD(o, "instructions", code);
     return o;
 }
@@ -327,7 +523,18 @@ static json_object *json_global(const XGlobal *v)
     return o;
 }
 
-static json_object *json_module(const XGpubin *g, unsigned sec)
+static json_object *json_phases(const XGpubin *g)
+{
+    json_object *o = json_object_new_object(), *rs = json_object_new_array();
+    JADD(o, "delta", json_object_new_int64(g->phase_delta));
+    JADD(o, "gap", json_object_new_int64(g->phase_gap));
+    for (uint32_t i = 0; i < g->nphases; i++)
+        json_object_array_add(rs, json_phase(&g->phases[i], 1));
+    JADD(o, "records", rs);
+    return o;
+}
+
+static json_object *json_module(const XGpubin *g, unsigned sec, const View *v)
 {
     json_object *o = json_object_new_object();
     const char **syms = symbol_names(g);
@@ -339,7 +546,7 @@ static json_object *json_module(const XGpubin *g, unsigned sec)
     if (sec & (SEC_KERNELS | SEC_TEXT)) {
         json_object *ks = json_object_new_array();
         for (uint32_t i = 0; i < g->nkernels; i++)
-            json_object_array_add(ks, json_kernel(g, &g->kernels[i], syms, sec));
+            json_object_array_add(ks, json_kernel(g, i, syms, sec, v));
         JADD(o, "kernels", ks);
     }
     if (sec & SEC_GLOBALS) {
@@ -372,6 +579,8 @@ static json_object *json_module(const XGpubin *g, unsigned sec)
         JADD(r, "bits", bits);
         JADD(o, "reuse", r);
     }
+    if (sec & SEC_PHASES)
+        JADD(o, "phases", g->phase_delta ? json_phases(g) : NULL);
     free(syms);
     return o;
 }
@@ -392,16 +601,17 @@ static int parse_section(const char *s, unsigned *sec)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: xgpu-objdump [--json | --asm] "
-               "[--section info|kernels|text|globals|lines|reuse]... "
+    fprintf(f, "usage: xgpu-objdump [--json | --asm] [--source] "
+               "[--section info|kernels|text|globals|lines|reuse|phases]... "
                "FILE...\n"
                "  --json     one JSON document (schema in docs/gpubin.md)\n"
-               "  --asm      assembler listing of each module, which xasm_assemble reads back\n");
+               "  --asm      assembler listing of each module, which xasm_assemble reads back\n"
+               "  --source   the source text of each new line above its instructions\n");
 }
 
 typedef enum Format { FMT_TEXT, FMT_JSON, FMT_ASM } Format;
 
-static int process(Input *in, Format fmt, unsigned sec, json_object *all)
+static int process(Input *in, Format fmt, unsigned sec, int source, json_object *all)
 {
     size_t len;
     uint8_t *buf = read_file(in->path, &len, in->err, sizeof in->err);
@@ -414,12 +624,14 @@ static int process(Input *in, Format fmt, unsigned sec, json_object *all)
     int json = fmt == FMT_JSON;
     json_object *mods = json ? json_object_new_array() : NULL;
     for (size_t i = 0; i < in->nmods; i++) {
+        View v = view_new(in->mods[i], source, in->path);
         if (json)
-            json_object_array_add(mods, json_module(in->mods[i], sec));
+            json_object_array_add(mods, json_module(in->mods[i], sec, &v));
         else if (fmt == FMT_ASM)
             xgpubin_disassemble(in->mods[i], stdout);
         else
-            print_module(in->path, i, in->mods[i], sec);
+            print_module(in->path, i, in->mods[i], sec, &v);
+        view_free(&v, in->mods[i]);
     }
     if (json) {
         json_object *o = json_object_new_object();
@@ -433,13 +645,15 @@ static int process(Input *in, Format fmt, unsigned sec, json_object *all)
 int main(int argc, char **argv)
 {
     Format fmt = FMT_TEXT;
-    int status = 0, nfiles = 0;
+    int status = 0, nfiles = 0, source = 0;
     unsigned sec = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0) {
             fmt = FMT_JSON;
         } else if (strcmp(argv[i], "--asm") == 0) {
             fmt = FMT_ASM;
+        } else if (strcmp(argv[i], "--source") == 0) {
+            source = 1;
         } else if (strcmp(argv[i], "--section") == 0 && i + 1 < argc) {
             if (parse_section(argv[++i], &sec))
                 return fprintf(stderr, "xgpu-objdump: unknown section '%s'\n", argv[i]), 2;
@@ -460,7 +674,7 @@ int main(int argc, char **argv)
     json_object *all = json ? json_object_new_array() : NULL;
     for (int i = 1; i <= nfiles; i++) {
         Input in = {.path = argv[i]};
-        if (process(&in, fmt, sec, all))
+        if (process(&in, fmt, sec, source, all))
             status = 1;
         if (fmt == FMT_TEXT && i < nfiles)
             printf("\n");

@@ -15,6 +15,7 @@
  *   .xgpu.globals  XGlobal records with initial bytes
  *   .xgpu.lines    files, then XLine records sorted by pc
  *   .xgpu.reuse    (optional) Memento reuse bits: RTHLD, source, one byte per instruction
+ *   .xgpu.phases   (optional) Zorua phase specifiers: thresholds, then XPhase records
  * The exact byte layout is documented in docs/gpubin.md.
  *
  * Fat container. The host object embeds, in clang's .nv_fatbin section, an XFatHeader
@@ -86,6 +87,30 @@ typedef struct XLine {
     uint32_t line; /* 0 = unknown */
 } XLine;
 
+/* A Zorua phase specifier (SPEC.md §4.1, §4.4): from kernel-relative pc on, the kernel's
+ * warps need `regs` registers per thread and the CTA `shared` bytes of static shared
+ * memory (plus the launch's dynamic shared memory when XPHASE_DYNAMIC is set), until
+ * the next record of the same kernel. Records are sorted by (kernel, pc), one per pc. */
+typedef struct XPhase {
+    uint32_t kernel; /* index into kernels */
+    uint32_t pc;     /* kernel-relative: the first instruction of the phase */
+    uint32_t regs;   /* live registers per thread in the phase (a 64-bit pair counts 2) */
+    uint32_t shared; /* live static shared bytes per CTA in the phase */
+    uint32_t flags;  /* XPHASE_* */
+} XPhase;
+
+enum {
+    XPHASE_BARRIER = 1u << 0, /* implicit boundary at a barrier or fence (SPEC §4.4 bit 28) */
+    XPHASE_ENTRY = 1u << 1,   /* the kernel's first phase (pc 0) */
+    XPHASE_DYNAMIC = 1u << 2, /* the dynamic `extern __shared__` array is live */
+    XPHASE_ALL = 7u
+};
+
+#define XPHASE_DELTA_DEFAULT 25u /* percent change that starts a phase */
+#define XPHASE_GAP_DEFAULT 10u   /* instructions at least between two boundaries */
+#define XPHASE_DELTA_MAX 1000u
+#define XPHASE_GAP_MAX 100000u
+
 typedef struct XGpubin {
     const char *producer; /* e.g. "xgpu-cc 0.1" */
     const char *options;  /* compile options that shape the code, free text */
@@ -104,6 +129,12 @@ typedef struct XGpubin {
     const uint8_t *reuse;
     uint32_t reuse_rthld;  /* the near/far threshold they were computed with */
     uint32_t reuse_source; /* XREUSE_STATIC or XREUSE_PROFILE */
+    /* Zorua phase specifiers; the module has the section when phase_delta is non-zero
+     * (then it may still hold no record). */
+    XPhase *phases;
+    uint32_t nphases;
+    uint32_t phase_delta; /* the thresholds they were placed with: percent (1..1000) */
+    uint32_t phase_gap;   /* and minimum distance in instructions (1..100000) */
     void *arena; /* reader/assembler-owned storage; NULL for caller-built modules */
 } XGpubin;
 
@@ -140,6 +171,9 @@ int xgpubin_find_kernel(const XGpubin *g, const char *name);
  *   .param SIZE [ALIGN]        appends a parameter (laid out in order, natural alignment)
  *   .global NAME SIZE [ALIGN] [const] [= b0 b1 ...]   a device symbol (byte initializer)
  *   .loc FILE LINE             attaches a source line to the following instructions
+ *   .phases DELTA GAP          the module has phase specifiers, placed with these thresholds
+ *   .phase REGS SHARED [entry] [barrier] [dynamic]   a phase specifier at the next
+ *                              instruction (needs .phases)
  *   LABEL:                     a branch target within the current kernel
  * `#` and `//` start comments. On error returns -1 with "LINE: message" in err. */
 int xasm_assemble(const char *text, XGpubin **out, char *err, size_t errlen);

@@ -6,7 +6,8 @@
  * registers in x.dst/x.src).
  * It guarantees: f->code[0..ncode) is the kernel in layout order (blocks in RPO) with
  * kernel-relative pcs in x.target, x.reconv of every brc = the pc of its block's ipdom
- * (ncode when that is the virtual exit), f->code_loc[pc] = the instruction's location.
+ * (ncode when that is the virtual exit), f->code_loc[pc] = the instruction's location,
+ * f->code_shared[pc] = its MInsn.shared (0 for the branches emit adds).
  * Branches to a block that holds only `bra X` go to X directly (jump threading, which
  * removes the extra jump of every loop whose back edge out-of-SSA split), unless that
  * block is the ipdom of some brc: lanes must pass a reconvergence pc, not jump past it.
@@ -107,10 +108,11 @@ static uint32_t block_size(EmitCtx *c, uint32_t b, uint32_t next)
     return bb->nins + 1;
 }
 
-static void put(EmitCtx *c, const XInsn *x, uint32_t loc)
+static void put(EmitCtx *c, const XInsn *x, uint32_t loc, uint64_t shared)
 {
     c->f->code[c->n] = *x;
     c->f->code_loc[c->n] = loc;
+    c->f->code_shared[c->n] = shared;
     c->n++;
 }
 
@@ -122,7 +124,7 @@ static void emit_block(EmitCtx *c, uint32_t b, uint32_t next)
         XInsn x = bb->ins[j].x;
         uint32_t loc = bb->ins[j].loc;
         if (!(xisa_ops[x.op].flags & XI_BRANCH)) {
-            put(c, &x, loc);
+            put(c, &x, loc, bb->ins[j].shared);
             continue;
         }
         if (x.op == XOP_bra && x.target == next)
@@ -130,16 +132,16 @@ static void emit_block(EmitCtx *c, uint32_t b, uint32_t next)
         x.target = c->pc[x.target];
         if (x.op == XOP_brc) {
             x.reconv = bb->ipdom == MIR_EXIT ? f->ncode : c->pc[bb->ipdom];
-            put(c, &x, loc);
+            put(c, &x, loc, 0);
             if (bb->succ[1] != next) {
                 XInsn br = {.op = XOP_bra, .target = c->pc[bb->succ[1]]};
                 memset(br.dst, XREG_RZ, sizeof br.dst);
                 memset(br.src, XREG_RZ, sizeof br.src);
-                put(c, &br, loc);
+                put(c, &br, loc, 0);
             }
             continue;
         }
-        put(c, &x, loc);
+        put(c, &x, loc, 0);
     }
 }
 
@@ -191,8 +193,10 @@ int mir_emit(MFunc *f)
     if (rc == 0) {
         free(f->code);
         free(f->code_loc);
+        free(f->code_shared);
         f->code = mir_zalloc(f->ncode, sizeof *f->code);
         f->code_loc = mir_zalloc(f->ncode, sizeof *f->code_loc);
+        f->code_shared = mir_zalloc(f->ncode, sizeof *f->code_shared);
         for (uint32_t i = 0; i < c.norder; i++)
             emit_block(&c, c.order[i], next_block(&c, i));
         rc = validate(f);

@@ -235,6 +235,9 @@ int lower_shared_layout(MFunc *f, LLVMValueRef fn, LLVMTargetDataRef td, SharedL
                 note_shared(LLVMGetOperand(i, (unsigned)k), &used, &nused, 0);
     out->vars = calloc(nused ? nused : 1, sizeof *out->vars);
     out->off = calloc(nused ? nused : 1, sizeof *out->off);
+    free(f->svars);
+    f->svars = mir_zalloc(nused, sizeof *f->svars);
+    f->nsvars = 0;
     if (!out->vars || !out->off) {
         free(used);
         return mir_error(f, 0, "out of memory");
@@ -253,12 +256,15 @@ int lower_shared_layout(MFunc *f, LLVMValueRef fn, LLVMTargetDataRef td, SharedL
             if (a < LLVMABIAlignmentOfType(td, t))
                 a = LLVMABIAlignmentOfType(td, t);
             out->vars[out->n] = g;
+            MShared *sv = &f->svars[f->nsvars++];
             if (pass == 0) {
                 off = align_up(off, a);
                 out->off[out->n] = (uint32_t)off;
+                *sv = (MShared){(uint32_t)off, (uint32_t)LLVMABISizeOfType(td, t), 0};
                 off += LLVMABISizeOfType(td, t);
             } else {
                 out->off[out->n] = out->dyn_off;
+                *sv = (MShared){out->dyn_off, 0, 1};
             }
             out->n++;
         }
@@ -277,6 +283,14 @@ void lower_shared_free(SharedLayout *s)
     free(s->vars);
     free(s->off);
     memset(s, 0, sizeof *s);
+}
+
+int lower_shared_index(const SharedLayout *s, LLVMValueRef var)
+{
+    for (uint32_t i = 0; i < s->n; i++)
+        if (s->vars[i] == var)
+            return (int)i;
+    return -1;
 }
 
 int lower_shared_offset(const SharedLayout *s, LLVMValueRef var, uint32_t *off)

@@ -258,9 +258,12 @@ static MReg gep_value(Isel *s, LLVMValueRef g)
         else
             acc = isel_op2(s, XOP_add, XT_U64, acc, scaled(s, index64(s, idx), scale));
     }
-    if (acc == MREG_NONE)
-        return isel_movi(s, XT_U64, c);
-    return c ? isel_op2i(s, XOP_add, XT_U64, acc, c) : acc;
+    MReg r = acc == MREG_NONE ? isel_movi(s, XT_U64, c)
+             : c ? isel_op2i(s, XOP_add, XT_U64, acc, c) : acc;
+    int sv = LLVMIsAGlobalVariable(base) ? lower_shared_index(&s->shared, base) : -1;
+    if (sv >= 0 && sv < 64 && mir_is_vreg(r)) /* for the phase analysis (phases.c) */
+        s->f->vregs[r].svar = (uint16_t)(sv + 1);
+    return r;
 }
 
 static MReg cvta(Isel *s, XSpace sp, MReg r, int to_space)
@@ -296,7 +299,11 @@ static MReg global_value(Isel *s, LLVMValueRef g)
     if (ptr_as(g) == 3) {
         if (lower_shared_offset(&s->shared, g, &off))
             isel_fail(s, "shared variable without a layout");
-        return isel_movi(s, XT_U64, off);
+        MReg r = isel_movi(s, XT_U64, off);
+        int sv = lower_shared_index(&s->shared, g);
+        if (sv >= 0 && sv < 64) /* for the phase analysis (phases.c) */
+            s->f->vregs[r].svar = (uint16_t)(sv + 1);
+        return r;
     }
     int idx = lower_global_index(s->globals, g);
     if (idx < 0) {

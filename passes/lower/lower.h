@@ -19,6 +19,8 @@ typedef struct XgpuLowerOptions {
     unsigned max_regs;       /* registers per thread for regalloc; 0 means 255 */
     unsigned rthld;          /* Memento near/far reuse threshold; 0 means 12 */
     const char *reuse_profile; /* reuse profile to take the bits from (majority), or NULL */
+    unsigned phase_delta;    /* Zorua: percent change that starts a phase; 0 means 25 */
+    unsigned phase_gap;      /* Zorua: instructions at least between boundaries; 0 means 10 */
     int debug_dumps;         /* print MIR after each pass to stderr (also env XGPU_DUMP=1) */
     const char *source_name; /* name for messages without a location; NULL: the IR path */
 } XgpuLowerOptions;
@@ -76,6 +78,8 @@ typedef struct SharedLayout {
 int lower_shared_layout(MFunc *f, LLVMValueRef fn, LLVMTargetDataRef td, SharedLayout *out);
 void lower_shared_free(SharedLayout *s);
 int lower_shared_offset(const SharedLayout *s, LLVMValueRef var, uint32_t *off);
+/* Index of var in the layout (= in MFunc.svars), or -1. */
+int lower_shared_index(const SharedLayout *s, LLVMValueRef var);
 /* Fills f->params / nparams / param_bytes; off[i] receives argument i's offset. */
 int lower_param_layout(MFunc *f, LLVMValueRef fn, LLVMTargetDataRef td, uint32_t *off);
 /* The byval type of argument i, or NULL. */

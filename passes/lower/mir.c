@@ -78,6 +78,9 @@ static void func_free(MFunc *f)
     free(f->signature);
     free(f->code);
     free(f->code_loc);
+    free(f->code_shared);
+    free(f->svars);
+    free(f->phases);
     free(f);
 }
 

@@ -18,7 +18,7 @@
  *
  * The pipeline over one kernel, in order (passes/lower/pipeline.c):
  *   isel -> mir_cfg -> mir_outssa -> mir_cfg -> mir_postdom -> mir_divergence
- *        -> mir_regalloc -> mir_emit
+ *        -> mir_shared_refs -> mir_regalloc -> mir_emit -> mir_phases
  */
 #ifndef XGPU_MIR_H
 #define XGPU_MIR_H
@@ -37,6 +37,7 @@ typedef struct MInsn {
     MReg dst[2];
     MReg src[6];
     uint32_t loc;  /* index into MFunc.locs; 0 = no source location */
+    uint64_t shared; /* set by mir_shared_refs: bit i = the access may touch svars[i] */
 } MInsn;
 
 typedef struct MPhiIn {
@@ -71,12 +72,21 @@ typedef struct MVreg {
     uint8_t wide;    /* 1: 64-bit value in a register pair */
     uint8_t divergent; /* set by mir_divergence: may differ across lanes */
     uint16_t phys;   /* allocated register (even for wide), set by mir_regalloc */
+    uint16_t svar;   /* set by isel: 1 + index in MFunc.svars of the __shared__ variable
+                      * whose address this value is (0: none) */
 } MVreg;
 
 typedef struct MLoc {
     uint32_t file; /* index into the module's files */
     uint32_t line;
 } MLoc;
+
+/* A __shared__ variable a kernel uses, at its static offset (globals.c). */
+typedef struct MShared {
+    uint32_t off;
+    uint32_t size;   /* bytes; 0 for a dynamic `extern __shared__` array */
+    uint8_t dynamic; /* extern __shared__: sized at launch */
+} MShared;
 
 typedef struct MFunc {
     char *name;
@@ -96,10 +106,16 @@ typedef struct MFunc {
     uint32_t nparams;
     uint32_t nregs;        /* set by mir_regalloc */
     char *signature;
+    MShared *svars;        /* shared variables, in layout order (lower_shared_layout) */
+    uint32_t nsvars;
+    uint64_t shared_escaped; /* set by mir_shared_refs: svars whose address is stored */
     /* per-kernel results of mir_emit */
     XInsn *code;
     uint32_t ncode;
     uint32_t *code_loc; /* loc per emitted instruction */
+    uint64_t *code_shared; /* MInsn.shared per emitted instruction */
+    XPhase *phases;     /* mir_phases: kernel-relative records (kernel field 0) */
+    uint32_t nphases;
 } MFunc;
 
 typedef struct MModule {
@@ -152,6 +168,14 @@ typedef struct MRegallocOptions {
 } MRegallocOptions;
 int mir_regalloc(MFunc *f, const MRegallocOptions *o); /* regalloc.c: linear scan, pairs, spills */
 int mir_emit(MFunc *f);       /* emit.c: layout, pcs, reconvergence pcs -> f->code */
+/* phases.c: which shared variables each memory access may touch (before regalloc), and
+ * the Zorua phase specifiers of the emitted code (after mir_emit). */
+int mir_shared_refs(MFunc *f);
+typedef struct MPhaseOptions {
+    unsigned delta; /* percent change of live registers or shared bytes (XPHASE_DELTA_DEFAULT) */
+    unsigned gap;   /* instructions at least after the previous boundary */
+} MPhaseOptions;
+int mir_phases(MFunc *f, const MPhaseOptions *o);
 
 /* Analysis helpers shared by the backend passes (mir.c). */
 /* Number of register source slots of an instruction (nsrc, less the immediate) and of

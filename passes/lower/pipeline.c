@@ -2,9 +2,10 @@
  * pipeline.c - the device lowering as one straight-line function (QBE's func()):
  *
  *   parse IR -> prepare (LLVM passes) -> per kernel: isel -> mir_cfg -> mir_outssa
- *   -> mir_cfg -> mir_postdom -> mir_divergence -> mir_regalloc -> mir_emit
- *   -> mir_module_gpubin -> reuse bits (.xgpu.reuse, static estimate on the final code)
- *   -> fat container (+ optional disassembly)
+ *   -> mir_cfg -> mir_postdom -> mir_divergence -> mir_shared_refs -> mir_regalloc
+ *   -> mir_emit -> mir_phases -> mir_module_gpubin -> reuse bits (.xgpu.reuse, static
+ *   estimate on the final code) -> phase specifiers (.xgpu.phases) -> fat container
+ *   (+ optional disassembly)
  *
  * With XgpuLowerOptions.debug_dumps (or env XGPU_DUMP=1) the MIR is printed to stderr
  * after each pass. Every stage reports its own located errors; this file only stops at
@@ -27,6 +28,8 @@ static void dump(const XgpuLowerOptions *o, MFunc *f, const char *after)
 static int lower_kernel(MFunc *f, const XgpuLowerOptions *o)
 {
     MRegallocOptions ro = {.max_regs = o->max_regs ? o->max_regs : 255};
+    MPhaseOptions po = {.delta = o->phase_delta ? o->phase_delta : XPHASE_DELTA_DEFAULT,
+                        .gap = o->phase_gap ? o->phase_gap : XPHASE_GAP_DEFAULT};
     dump(o, f, "isel");
     if (mir_cfg(f))
         return -1;
@@ -39,10 +42,10 @@ static int lower_kernel(MFunc *f, const XgpuLowerOptions *o)
     if (mir_divergence(f))
         return -1;
     dump(o, f, "divergence");
-    if (mir_regalloc(f, &ro))
+    if (mir_shared_refs(f) || mir_regalloc(f, &ro))
         return -1;
     dump(o, f, "regalloc");
-    return mir_emit(f);
+    return mir_emit(f) || mir_phases(f, &po) ? -1 : 0;
 }
 
 /* The reuse bits of every kernel into g->reuse: the static estimate
@@ -85,14 +88,35 @@ static int add_reuse(XGpubin *g, unsigned rthld, const char *profile)
     return 0;
 }
 
+/* Every kernel's phase records into g, with the thresholds, which also go into the
+ * module's options text. */
+static void add_phases(XGpubin *g, const MModule *mm, const XgpuLowerOptions *o, char *opts,
+                       size_t optlen)
+{
+    g->phase_delta = o->phase_delta ? o->phase_delta : XPHASE_DELTA_DEFAULT;
+    g->phase_gap = o->phase_gap ? o->phase_gap : XPHASE_GAP_DEFAULT;
+    snprintf(opts, optlen, "--phase-delta=%u --phase-gap=%u", g->phase_delta, g->phase_gap);
+    g->options = opts;
+    for (uint32_t i = 0; i < mm->nfuncs; i++)
+        g->nphases += mm->funcs[i]->nphases;
+    g->phases = mir_zalloc(g->nphases, sizeof *g->phases);
+    for (uint32_t i = 0, n = 0; i < mm->nfuncs; i++)
+        for (uint32_t j = 0; j < mm->funcs[i]->nphases; j++) {
+            g->phases[n] = mm->funcs[i]->phases[j];
+            g->phases[n++].kernel = i;
+        }
+}
+
 static int write_module(MModule *mm, const XgpuLowerOptions *o, const char *out_path,
                         FILE *asm_out)
 {
     XGpubin g;
-    char err[256];
+    char err[256], opts[64];
     int rc = mir_module_gpubin(mm, &g);
     if (!rc && add_reuse(&g, o->rthld ? o->rthld : XREUSE_RTHLD_DEFAULT, o->reuse_profile))
         rc = -1;
+    if (!rc)
+        add_phases(&g, mm, o, opts, sizeof opts);
     if (!rc && out_path && xgpubin_write_fat(&g, out_path, err, sizeof err)) {
         fprintf(stderr, "%s: error: %s\n", out_path, err);
         rc = -1;
@@ -105,6 +129,7 @@ static int write_module(MModule *mm, const XgpuLowerOptions *o, const char *out_
     free(g.files);
     free(g.lines);
     free((void *)g.reuse);
+    free(g.phases);
     return rc ? -1 : 0;
 }
 

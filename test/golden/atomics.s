@@ -1,6 +1,7 @@
 # gpubin version 1
 .producer "xgpu-cc"
-.options ""
+.options "--phase-delta=25 --phase-gap=10"
+.phases 25 10
 
 .kernel histogram
 .regs 14
@@ -9,6 +10,7 @@
 .param 8 8
 .param 8 8
 .param 8 8
+    .phase 13 0 entry
     ld.param.u64 r0, [0]
     ld.param.u64 r2, [8]
     ld.param.u64 r4, [16]
@@ -19,10 +21,12 @@
     add.u64 r0, r0, r12
     ld.global.u32 r0, [r0]
     and.u32 r1, r0, 15
+    .phase 13 64
     cvt.u64.u32 r12, r1
     shl.u64 r12, r12, 2
     mov.u32 r1, 1
     atom.shared.add.u32 r1, [r12], r1
+    .phase 12 64 barrier
     bar 0
     set.lt.u32 r1, r8, 16
     brc.not r1, L22, L22
@@ -34,6 +38,7 @@
 L22:
     cvt.f32.s32 r1, r0
     atom.global.add.f32 r1, [r4], r1
+    .phase 6 0
     ld.global.u32 r1, [r6]
 L25:
     max.s32 r2, r0, r1

@@ -1,6 +1,7 @@
 # gpubin version 1
 .producer "xgpu-cc"
-.options ""
+.options "--phase-delta=25 --phase-gap=10"
+.phases 25 10
 
 .kernel byval
 .regs 6
@@ -8,6 +9,7 @@
 .param 16 8
 .param 16 8
 .param 8 8
+    .phase 6 0 entry
     ld.param.u64 r0, [16]
     st.local.u64 [0], r0
     ld.param.u64 r0, [24]
@@ -18,6 +20,7 @@
     mov.u32 r3, 7
     st.local.u32 [0], r3
     add.u32 r2, r2, 7
+    .phase 6 0
     cvt.f64.s32 r2, r2
     fadd.f64 r2, r4, r2
     st.global.f64 [r0], r2

@@ -1,11 +1,13 @@
 # gpubin version 1
 .producer "xgpu-cc"
-.options ""
+.options "--phase-delta=25 --phase-gap=10"
+.phases 25 10
 
 .kernel early_return
 .regs 10
 .param 8 8
 .param 4 4
+    .phase 7 0 entry
     ld.param.u64 r0, [0]
     ld.param.u32 r2, [8]
     s2r r3, %tid.x
@@ -37,4 +39,5 @@ L24:
     mov.u32 r5, r7
     bra L13
 L27:
+    .phase 0 0
     exit

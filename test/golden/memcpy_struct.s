@@ -1,12 +1,14 @@
 # gpubin version 1
 .producer "xgpu-cc"
-.options ""
+.options "--phase-delta=25 --phase-gap=10"
+.phases 25 10
 
 .kernel memcpy_struct
 .regs 12
 .param 8 8
 .param 8 8
 .param 8 8
+    .phase 7 0 entry
     ld.param.u64 r0, [0]
     ld.param.u64 r2, [8]
     ld.param.u64 r4, [16]
@@ -17,6 +19,7 @@
     ld.global.u32 r6, [r2+8]
     st.global.u32 [r0+8], r6
     ld.global.u32 r6, [r2+12]
+    .phase 11 0
     st.global.u32 [r0+12], r6
     ld.global.u32 r6, [r2+16]
     st.global.u32 [r0+16], r6
@@ -30,6 +33,7 @@ L17:
     add.u64 r8, r2, r6
     ld.global.u8 r8, [r8+20]
     add.u64 r10, r0, r6
+    .phase 11 0
     st.global.u8 [r10+20], r8
     add.u64 r8, r6, 1
     mov.u64 r6, r8

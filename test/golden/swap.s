@@ -1,11 +1,13 @@
 # gpubin version 1
 .producer "xgpu-cc"
-.options ""
+.options "--phase-delta=25 --phase-gap=10"
+.phases 25 10
 
 .kernel swap
 .regs 8
 .param 8 8
 .param 4 4
+    .phase 7 0 entry
     ld.param.u64 r0, [0]
     ld.param.u32 r2, [8]
     mov.u32 r3, 0
@@ -18,6 +20,7 @@ L5:
 L8:
     st.global.u32 [r0], r4
     st.global.u32 [r0+4], r5
+    .phase 0 0
     exit
 L11:
     mov.u32 r3, r6

@@ -1,6 +1,7 @@
 # gpubin version 1
 .producer "xgpu-cc"
-.options ""
+.options "--phase-delta=25 --phase-gap=10"
+.phases 25 10
 
 .kernel vadd
 .regs 10
@@ -8,6 +9,7 @@
 .param 8 8
 .param 8 8
 .param 4 4
+    .phase 10 0 entry
     ld.param.u64 r0, [0]
     ld.param.u64 r2, [8]
     ld.param.u64 r4, [16]
@@ -18,6 +20,7 @@
     mul.u32 r7, r7, r8
     add.u32 r7, r7, r9
     set.lt.s32 r6, r7, r6
+    .phase 10 0
     brc.not r6, L22, L22
     cvt.s64.s32 r6, r7
     shl.u64 r8, r6, 2
@@ -31,4 +34,5 @@
     fadd.f32 r0, r0, r1
     st.global.f32 [r4], r0
 L22:
+    .phase 0 0
     exit
