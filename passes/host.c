@@ -22,8 +22,8 @@
  *      both sections (hidden weak references, null when a section is absent), so libxgpurt,
  *      a shared library, can load them as the Global Attribute Table and descriptor table.
  *
- * The column clang's __builtin_COLUMN gives inside a macro is where the expansion ends;
- * the pass moves it to the macro's name on the source line when the file can be read.
+ * The line and column clang's __LINE__ and __builtin_COLUMN give inside a macro are where
+ * the invocation ends; the pass moves them to the macro's name when the file can be read.
  */
 #include "host.h"
 
@@ -98,18 +98,28 @@ static int hp_source_line(const char *file, unsigned line, char *buf, size_t n)
     return found;
 }
 
-/* The column of the macro's name on the source line (the last one that starts before
- * clang's column), or clang's column when the line cannot be read. */
-static unsigned hp_column(const char *file, unsigned line, unsigned col, const char *macro)
+/* Moves (line, col) from where clang puts a macro's __LINE__ and __builtin_COLUMN (the
+ * end of the invocation, which may span lines) to the macro's name: the last occurrence
+ * before col on that line, else the last one on the closest line above (at most
+ * HP_MAX_SPAN lines up). Unchanged when the source cannot be read. */
+enum { HP_MAX_SPAN = 32 };
+
+static void hp_locate(const char *file, unsigned *line, unsigned *col, const char *macro)
 {
     char text[1024];
-    if (hp_source_line(file, line, text, sizeof text))
-        return col;
-    const char *best = NULL;
-    for (const char *p = strstr(text, macro); p; p = strstr(p + 1, macro))
-        if (!col || (unsigned)(p - text) + 1 < col)
-            best = p;
-    return best ? (unsigned)(best - text) + 1 : col;
+    for (unsigned k = 0; k < HP_MAX_SPAN && k < *line; k++) {
+        if (hp_source_line(file, *line - k, text, sizeof text))
+            return;
+        const char *best = NULL;
+        for (const char *p = strstr(text, macro); p; p = strstr(p + 1, macro))
+            if (k || !*col || (unsigned)(p - text) + 1 < *col)
+                best = p;
+        if (best) {
+            *line -= k;
+            *col = (unsigned)(best - text) + 1;
+            return;
+        }
+    }
 }
 
 static void hp_error(HostPass *hp, const char *file, unsigned line, unsigned col,
@@ -244,7 +254,8 @@ static int hp_read_site(HostPass *hp, HpKind *k, LLVMValueRef site, uint8_t *byt
         return -1;
     }
     *line = hp_u32(bytes + line_off);
-    *col = hp_column(*file, *line, hp_u32(bytes + line_off + 4), k->macro);
+    *col = hp_u32(bytes + line_off + 4);
+    hp_locate(*file, line, col, k->macro);
     return 0;
 }
 
