@@ -214,3 +214,19 @@ Test(host_pass, invalid_values_get_a_caret_diagnostic)
                           "rank"), "got:\n%s", out);
     free(out);
 }
+
+Test(host_pass, more_than_255_sites_in_a_unit_is_an_error)
+{
+    size_t cap = 64 * 1024, n = 0;
+    char *src = malloc(cap);
+    n += (size_t)snprintf(src + n, cap - n, "#include <xgpu/xmem.h>\nint main(void)\n{\n"
+                          "    int s = 0;\n");
+    for (int i = 0; i < 256; i++)
+        n += (size_t)snprintf(src + n, cap - n,
+                              "    s += CreateAtom({XMEM_I8, 0, 0, 0, %d, 0, 1});\n", i);
+    snprintf(src + n, cap - n, "    return s;\n}\n");
+    char *out = compile_fails("many.c", src);
+    cr_assert(strstr(out, "many.c: error: too many CreateAtom call sites"), "%s", out);
+    free(out);
+    free(src);
+}
