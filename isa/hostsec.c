@@ -25,8 +25,18 @@ static uint16_t hs_get16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8)
 static uint32_t hs_get32(const uint8_t *p) { return hs_get16(p) | (uint32_t)hs_get16(p + 2) << 16; }
 static uint64_t hs_get64(const uint8_t *p) { return hs_get32(p) | (uint64_t)hs_get32(p + 4) << 32; }
 static void hs_put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
-static void hs_put32(uint8_t *p, uint32_t v) { hs_put16(p, (uint16_t)v); hs_put16(p + 2, (uint16_t)(v >> 16)); }
-static void hs_put64(uint8_t *p, uint64_t v) { hs_put32(p, (uint32_t)v); hs_put32(p + 4, (uint32_t)(v >> 32)); }
+
+static void hs_put32(uint8_t *p, uint32_t v)
+{
+    hs_put16(p, (uint16_t)v);
+    hs_put16(p + 2, (uint16_t)(v >> 16));
+}
+
+static void hs_put64(uint8_t *p, uint64_t v)
+{
+    hs_put32(p, (uint32_t)v);
+    hs_put32(p + 4, (uint32_t)(v >> 32));
+}
 
 static int hs_fail(char *err, size_t n, const char *f, ...) __attribute__((format(printf, 3, 4)));
 static int hs_fail(char *err, size_t n, const char *f, ...)
@@ -206,9 +216,11 @@ static int hs_atom(const HsTable *t, const uint8_t *r, size_t off, void *out, ch
     a->line = hs_get32(r + 24);
     a->column = hs_get32(r + 28);
     a->offset = off;
-    if (a->version != XMEM_ATTR_VERSION)
-        return snprintf(msg, n, "attribute record version %u (expected %u)", a->version,
-                        XMEM_ATTR_VERSION), -1;
+    if (a->version != XMEM_ATTR_VERSION) {
+        snprintf(msg, n, "attribute record version %u (expected %u)", a->version,
+                 XMEM_ATTR_VERSION);
+        return -1;
+    }
     if (r[19])
         return hs_msg(msg, n, "reserved byte is not zero");
     if (!(a->file = hs_string(t, hs_get32(r + 20))))

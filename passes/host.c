@@ -463,9 +463,10 @@ static void hp_constructor(HostPass *hp)
     LLVMSetLinkage(ctor, LLVMInternalLinkage);
     LLVMBuilderRef b = LLVMCreateBuilderInContext(hp->ctx);
     LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(hp->ctx, ctor, "entry"));
-    LLVMValueRef args[4] = {
-        hp_bound(hp, "__start_", XHOST_ATOMS_SECTION), hp_bound(hp, "__stop_", XHOST_ATOMS_SECTION),
-        hp_bound(hp, "__start_", XHOST_LDESC_SECTION), hp_bound(hp, "__stop_", XHOST_LDESC_SECTION)};
+    LLVMValueRef args[4] = {hp_bound(hp, "__start_", XHOST_ATOMS_SECTION),
+                            hp_bound(hp, "__stop_", XHOST_ATOMS_SECTION),
+                            hp_bound(hp, "__start_", XHOST_LDESC_SECTION),
+                            hp_bound(hp, "__stop_", XHOST_LDESC_SECTION)};
     LLVMBuildCall2(b, regty, reg, args, 4, "");
     LLVMBuildRetVoid(b);
     LLVMDisposeBuilder(b);

@@ -9,8 +9,9 @@
  *   4. xgpu_host_pass_file (in process, passes/host.c)  -> atom / descriptor tables
  *   5. clang -O<n> -c host bitcode                        -> host object
  * then links every object with libxgpurt. C and C++ inputs are compiled as host code
- * (steps 3-5 without CUDA), objects are passed to the linker, and device IR (.ll/.bc) inputs can be lowered alone
- * (-S prints xgpu assembly, --cuda-device-only writes the fat container).
+ * (steps 3-5 without CUDA), objects are passed to the linker, and device IR (.ll/.bc)
+ * inputs can be lowered alone (-S prints xgpu assembly, --cuda-device-only writes the fat
+ * container).
  *
  * The host launch ABI is pinned: clang is told the CUDA SDK version explicitly
  * (-target-sdk-version), and never reads a CUDA installation (-nocudainc -nocudalib), so
