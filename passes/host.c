@@ -525,10 +525,12 @@ int xgpu_host_pass(LLVMModuleRef m)
 {
     HostPass hp = {
         .m = m, .ctx = LLVMGetModuleContext(m),
-        .atoms = {"__xgpu_create_atom", "CreateAtom", XHOST_ATOMS_SECTION, XMEM_SITE_MAGIC,
-                  sizeof(XAtomSite), XHOST_ATOM_REC},
-        .ldesc = {"__xgpu_ldesc", "LocalityDescriptor", XHOST_LDESC_SECTION, XLD_SITE_MAGIC,
-                  sizeof(XLDSite), XHOST_LDESC_REC},
+        .atoms = {.callee = "__xgpu_create_atom", .macro = "CreateAtom",
+                  .section = XHOST_ATOMS_SECTION, .magic = XMEM_SITE_MAGIC,
+                  .site_size = sizeof(XAtomSite), .recsize = XHOST_ATOM_REC},
+        .ldesc = {.callee = "__xgpu_ldesc", .macro = "LocalityDescriptor",
+                  .section = XHOST_LDESC_SECTION, .magic = XLD_SITE_MAGIC,
+                  .site_size = sizeof(XLDSite), .recsize = XHOST_LDESC_REC},
     };
     hp.td = LLVMCreateTargetData(LLVMGetDataLayoutStr(m));
     hp_find_calls(&hp);

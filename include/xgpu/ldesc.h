@@ -62,7 +62,7 @@ enum XLDPattern {
 };
 
 /* The compute-data map: a ranking (1..3) of C-Tile dimensions, 0 = not walked. */
-#define XLD_MAP(x, y, z) (x), (y), (z)
+#define XLD_MAP(x, y, z) {(x), (y), (z)}
 
 /* The static parts of a descriptor (one constant record per call site). */
 typedef struct XLDStatic {
