@@ -1,20 +1,25 @@
 /*
  * xgpu-cc - the compiler driver.
  *
- * For each CUDA source it runs three steps (DESIGN.md §1):
+ * For each CUDA source it runs five steps (DESIGN.md §1):
  *   1. clang -x cuda --cuda-device-only -emit-llvm   -> device bitcode (nvptx64)
  *   2. xgpu_lower_file (in process, passes/lower)      -> fat container (XFatHeader + gpubin)
- *   3. clang -x cuda --cuda-host-only with -fcuda-include-gpubinary <fatbin> -> host object
- * then links every object with libxgpurt. C and C++ inputs are compiled as host code,
- * objects are passed to the linker, and device IR (.ll/.bc) inputs can be lowered alone
- * (-S prints xgpu assembly, --cuda-device-only writes the fat container).
+ *   3. clang -x cuda --cuda-host-only with -fcuda-include-gpubinary <fatbin> -emit-llvm
+ *      -Xclang -disable-llvm-passes                       -> host bitcode
+ *   4. xgpu_host_pass_file (in process, passes/host.c)  -> atom / descriptor tables
+ *   5. clang -O<n> -c host bitcode                        -> host object
+ * then links every object with libxgpurt. C and C++ inputs are compiled as host code
+ * (steps 3-5 without CUDA), objects are passed to the linker, and device IR (.ll/.bc)
+ * inputs can be lowered alone (-S prints xgpu assembly, --cuda-device-only writes the fat
+ * container).
  *
  * The host launch ABI is pinned: clang is told the CUDA SDK version explicitly
  * (-target-sdk-version), and never reads a CUDA installation (-nocudainc -nocudalib), so
  * the generated calls (__cudaPushCallConfiguration, cudaLaunchKernel, registration) do not
  * depend on what is installed on the machine.
  *
- * Diagnostics are clang's own; the driver's exit status is the first failing step's.
+ * Diagnostics are clang's own (the host pass prints located ones for annotations); the
+ * driver's exit status is the first failing step's.
  */
 #define _GNU_SOURCE /* vasprintf */
 #include <dirent.h>
@@ -28,6 +33,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "host.h"
 #include "lower/lower.h"
 
 #define MAX_ARGS 512
@@ -350,7 +356,7 @@ static int lower(Driver *d, const char *src_name, const char *ir, const char *fa
     return xgpu_lower_file(ir, &o, fat, asm_out) ? 1 : 0;
 }
 
-static int compile_host_cuda(Driver *d, const char *src, const char *fat, const char *obj)
+static int compile_host_cuda(Driver *d, const char *src, const char *fat, const char *bc)
 {
     Argv c = {0};
     cuda_common(d, &c);
@@ -359,14 +365,17 @@ static int compile_host_cuda(Driver *d, const char *src, const char *fat, const 
     push(&c, "-fcuda-include-gpubinary");
     push(&c, "-Xclang");
     push(&c, fat);
+    push(&c, "-emit-llvm");
+    push(&c, "-Xclang");
+    push(&c, "-disable-llvm-passes");
     push(&c, "-c");
     push(&c, src);
     push(&c, "-o");
-    push(&c, obj);
+    push(&c, bc);
     return run(d, &c);
 }
 
-static int compile_host(Driver *d, const Input *in, const char *obj)
+static int compile_host_c(Driver *d, const Input *in, const char *bc)
 {
     Argv c = {0};
     push(&c, d->clang);
@@ -377,11 +386,52 @@ static int compile_host(Driver *d, const Input *in, const char *obj)
     push(&c, d->incdir);
     push(&c, fmt("-O%u", d->opt));
     pushall(&c, &d->cflags);
+    push(&c, "-emit-llvm");
+    push(&c, "-Xclang");
+    push(&c, "-disable-llvm-passes");
     push(&c, "-c");
     push(&c, in->path);
     push(&c, "-o");
+    push(&c, bc);
+    return run(d, &c);
+}
+
+/* Code-generation options of cflags that still matter for bitcode input (-f..., -m...);
+ * language options (-std, -I, -D) were consumed by the front end. */
+static int codegen_flag(const char *a)
+{
+    return (a[0] == '-' && (a[1] == 'f' || a[1] == 'm')) || !strncmp(a, "-g", 2);
+}
+
+/* The host pass (passes/host.c) over host bitcode, then optimization and code
+ * generation, so LLVM's pipeline runs once, after the pass. */
+static int host_backend(Driver *d, const char *src, const char *bc, const char *obj)
+{
+    const char *done = temp(d, src, ".host2.bc");
+    if (d->verbose)
+        fprintf(stderr, "xgpu-host %s -o %s\n", bc, done);
+    if (xgpu_host_pass_file(bc, done))
+        return 1;
+    Argv c = {0};
+    push(&c, d->clang);
+    push(&c, fmt("-O%u", d->opt));
+    push(&c, "-Wno-unused-command-line-argument");
+    for (int i = 0; i < d->cflags.n; i++)
+        if (codegen_flag(d->cflags.v[i]))
+            push(&c, d->cflags.v[i]);
+    push(&c, "-c");
+    push(&c, done);
+    push(&c, "-o");
     push(&c, obj);
     return run(d, &c);
+}
+
+/* A C or C++ source: host code only. */
+static int compile_host(Driver *d, const Input *in, const char *obj)
+{
+    const char *bc = temp(d, in->path, ".host.bc");
+    int rc = compile_host_c(d, in, bc);
+    return rc ? rc : host_backend(d, in->path, bc, obj);
 }
 
 static const char *object_name(Driver *d, const Input *in)
@@ -438,8 +488,10 @@ static int compile_one(Driver *d, const Input *in, Argv *link)
     if (in->kind == IN_CUDA) {
         const char *bc = temp(d, in->path, ".dev.bc");
         const char *fat = temp(d, in->path, ".fatbin");
+        const char *hbc = temp(d, in->path, ".host.bc");
         if ((rc = compile_device(d, in->path, bc)) || (rc = lower(d, in->path, bc, fat, NULL)) ||
-            (rc = compile_host_cuda(d, in->path, fat, obj)))
+            (rc = compile_host_cuda(d, in->path, fat, hbc)) ||
+            (rc = host_backend(d, in->path, hbc, obj)))
             return rc;
     } else if ((rc = compile_host(d, in, obj)))
         return rc;

@@ -189,11 +189,13 @@ void rt_shutdown(RtContext *c)
 }
 
 /* cudaDeviceReset: the statistics so far are written, then everything starts over:
- * streams and events are destroyed, limits and preferences return to their defaults. */
+ * streams and events are destroyed, limits and preferences return to their defaults,
+ * Locality Descriptors are dropped (XMem atoms, host state, stay). */
 void rt_reset(RtContext *c)
 {
     rt_shutdown(c);
     rt_streams_free(c);
+    rt_ldesc_reset(c);
     c->set = (RtSettings)RT_SETTINGS_DEFAULT;
     c->sticky = cudaSuccess;
     c->last = cudaSuccess;

@@ -11,7 +11,8 @@
  * (cudaFuncAttributeMaxDynamicSharedMemorySize) is cudaErrorInvalidValue, too many
  * registers for the block is cudaErrorLaunchOutOfResources. A guest fault is printed on
  * stderr and becomes the sticky error. Device printf is flushed at the start of each
- * launch, as CUDA does, and after it too when CUDA_LAUNCH_BLOCKING=1.
+ * launch, as CUDA does, and after it too when CUDA_LAUNCH_BLOCKING=1. Each launch of a
+ * known kernel records the Locality Descriptors in force for it (ldesc.c).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -205,6 +206,8 @@ cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void
         e = cudaErrorInvalidResourceHandle;
     if (e == cudaSuccess)
         e = rt_kernel_of(c, func, &fb, &fn);
+    if (e == cudaSuccess)
+        rt_ldesc_launch(c, func);
     if (e == cudaSuccess)
         e = rt_run(c, dev, fb, fn, gridDim, blockDim, args, sharedMem);
     return rt_error(c, e);

@@ -30,6 +30,7 @@
 
 #include "xgpu/cuda/cuda_runtime_api.h"
 #include "xgpu/emu.h"
+#include "xgpu/hostsec.h"
 
 typedef struct RtFatbin RtFatbin;
 
@@ -100,6 +101,54 @@ typedef struct RtSettings {
     unsigned flags; /* cudaSetDeviceFlags */
 } RtSettings;
 
+/* One registered host section (xgpu_atoms or xgpu_ldesc of one linked image): its
+ * bytes, and where its records start among all records of that kind. */
+typedef struct RtHostSec {
+    const uint8_t *begin, *end;
+    size_t first, count;
+} RtHostSec;
+
+enum { RT_MAX_HOST_SECS = 16 };
+
+/* A maximal address range mapped to one atom; the list is sorted and disjoint. */
+typedef struct RtAtomRange {
+    uint64_t lo, hi;
+    uint8_t atom;
+} RtAtomRange;
+
+/* XMem: the Global Attribute Table, the mapping (what the AAM holds), the AST. */
+typedef struct RtXmem {
+    RtHostSec secs[RT_MAX_HOST_SECS];
+    int nsecs;
+    XHostAtom *gat;       /* every atom record, IDs are indices */
+    size_t ngat;
+    uint8_t created[32];  /* bit i: CreateAtom of atom i has run */
+    uint8_t ast[32];      /* Atom Status Table: bit i = atom i active */
+    RtAtomRange *ranges;
+    size_t nranges, capranges;
+} RtXmem;
+
+/* The descriptors that applied to the last launch of one kernel. */
+typedef struct RtLDescLaunch {
+    const void *stub;
+    uint64_t launch;
+    XLDescInfo *v;
+    size_t n;
+} RtLDescLaunch;
+
+/* Locality Descriptors: the static table, the descriptors in force, per-launch records. */
+typedef struct RtLDescs {
+    RtHostSec secs[RT_MAX_HOST_SECS];
+    int nsecs;
+    XHostLDesc *table;
+    size_t ntable;
+    XLDescInfo *active;     /* in force: one per (site, kernel), in specification order */
+    size_t nactive;
+    RtLDescLaunch *kernels; /* one per kernel launched with descriptors */
+    size_t nkernels;
+    uint64_t launches;      /* launches so far */
+} RtLDescs;
+
 typedef struct RtContext {
     RtFatbin *fatbins;
     EmuDevice *dev;
@@ -114,6 +163,8 @@ typedef struct RtContext {
     struct CUevent_st *events;
     RtHostBlock *host_blocks;
     RtSettings set;
+    RtXmem xmem;
+    RtLDescs ld;
 } RtContext;
 
 RtContext *rt_ctx(void);
@@ -149,6 +200,18 @@ cudaError_t rt_memset(RtContext *c, void *dst, int value, size_t n);
 /* launch.c */
 cudaError_t rt_kernel_of(RtContext *c, const void *func, RtFatbin **fb, RtFunc **fn);
 const XKernel *rt_xkernel(const RtFatbin *fb, const RtFunc *fn);
+
+/* hosttab.c */
+int rt_hostsec_of(const RtHostSec *secs, int n, const void *p);
+int rt_hostsec_known(const RtHostSec *secs, int n, const void *begin);
+
+/* xmem.c */
+void rt_xmem_register(RtContext *c, const void *begin, const void *end);
+
+/* ldesc.c */
+void rt_ldesc_register(RtContext *c, const void *begin, const void *end);
+void rt_ldesc_launch(RtContext *c, const void *stub);
+void rt_ldesc_reset(RtContext *c);
 
 /* func.c */
 uint64_t rt_max_dynamic_shared(const EmuProps *p, const XKernel *k, const RtFunc *fn);
