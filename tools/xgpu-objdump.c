@@ -16,6 +16,12 @@
  * the listing falls back to `// file:line`). --asm prints each module as an assembler
  * listing (xgpubin_disassemble) that the assembler reads back to the same module.
  *
+ * A host executable or object may also carry the host tables of hostsec.h: the XMem atom
+ * table (section xgpu_atoms) and the Locality Descriptor table (xgpu_ldesc). They are
+ * printed after the modules (sections `atoms` and `ldesc`, shown by default when present;
+ * in JSON, the input's "atoms" and "ldesc" arrays). An object with host tables and no
+ * device code is fine.
+ *
  * All parsing goes through the library's bounds-checked reader; malformed input gives
  * one line `xgpu-objdump: FILE: message` on stderr and exit status 1.
  */
@@ -27,13 +33,14 @@
 #include <string.h>
 
 #include "xgpu/gpubin.h"
+#include "xgpu/hostsec.h"
 
 enum { SEC_INFO = 1, SEC_KERNELS = 2, SEC_TEXT = 4, SEC_GLOBALS = 8, SEC_LINES = 16,
-       SEC_REUSE = 32, SEC_PHASES = 64,
-       SEC_DEFAULT = SEC_INFO | SEC_KERNELS | SEC_TEXT | SEC_GLOBALS };
+       SEC_REUSE = 32, SEC_PHASES = 64, SEC_ATOMS = 128, SEC_LDESC = 256,
+       SEC_DEFAULT = SEC_INFO | SEC_KERNELS | SEC_TEXT | SEC_GLOBALS | SEC_ATOMS | SEC_LDESC };
 
-static const char *const section_names[] = {"info",  "kernels", "text",   "globals",
-                                            "lines", "reuse",   "phases"};
+static const char *const section_names[] = {"info",  "kernels", "text",  "globals", "lines",
+                                            "reuse", "phases",  "atoms", "ldesc"};
 
 /* One source file's text split into lines, loaded on first use (--source). */
 typedef struct SrcFile {
@@ -53,8 +60,12 @@ typedef struct View {
 
 typedef struct Input {
     const char *path;
+    uint8_t *buf; /* the file's bytes: the host tables' strings point into them */
     XGpubin **mods;
     size_t nmods;
+    XHostAtoms atoms;  /* the host tables of a host ELF (hostsec.h), when present */
+    XHostLDescs ldesc;
+    int has_atoms, has_ldesc;
     char err[256];
 } Input;
 
@@ -100,34 +111,56 @@ static int add_fat(Input *in, const uint8_t *p, size_t len)
     return 0;
 }
 
-/* A host ELF: the .nv_fatbin section; 1 when there is none (maybe a raw gpubin). */
+/* A host table section (xgpu_atoms or xgpu_ldesc) of a host ELF. */
+static int add_table(Input *in, const char *name, const Elf_Data *d)
+{
+    char why[200];
+    int rc = strcmp(name, XHOST_ATOMS_SECTION) == 0
+                 ? (in->has_atoms = 1, xhost_atoms_read(d->d_buf, d->d_size, &in->atoms, why,
+                                                        sizeof why))
+                 : (in->has_ldesc = 1, xhost_ldesc_read(d->d_buf, d->d_size, &in->ldesc, why,
+                                                        sizeof why));
+    if (rc)
+        snprintf(in->err, sizeof in->err, "%s", why);
+    return rc ? -1 : 0;
+}
+
+static Elf_Data *section_data(Elf_Scn *s, const GElf_Shdr *sh, size_t len)
+{
+    int ok = sh->sh_type == SHT_PROGBITS && sh->sh_offset <= len &&
+             sh->sh_size <= len - sh->sh_offset;
+    Elf_Data *d = ok ? elf_getdata(s, NULL) : NULL;
+    return d && d->d_buf ? d : NULL;
+}
+
+/* A host ELF: the .nv_fatbin section and the host tables. Returns 1 when it has none of
+ * them (maybe a raw gpubin). */
 static int add_host(Input *in, uint8_t *buf, size_t len)
 {
     Elf *e = elf_memory((char *)buf, len);
     size_t shstrndx;
-    int rc = 1;
+    int rc = 1, found = 0;
     if (!e || elf_kind(e) != ELF_K_ELF || elf_getshdrstrndx(e, &shstrndx) != 0) {
         snprintf(in->err, sizeof in->err, "bad ELF file: %s", elf_errmsg(-1));
         rc = -1;
     }
-    for (Elf_Scn *s = rc < 0 ? NULL : elf_nextscn(e, NULL); s; s = elf_nextscn(e, s)) {
+    for (Elf_Scn *s = rc < 0 ? NULL : elf_nextscn(e, NULL); s && rc >= 0; s = elf_nextscn(e, s)) {
         GElf_Shdr sh;
         const char *name = gelf_getshdr(s, &sh) ? elf_strptr(e, shstrndx, sh.sh_name) : NULL;
-        if (!name || strcmp(name, ".nv_fatbin") != 0)
+        int fat = name && strcmp(name, ".nv_fatbin") == 0;
+        if (!fat && (!name || (strcmp(name, XHOST_ATOMS_SECTION) != 0 &&
+                               strcmp(name, XHOST_LDESC_SECTION) != 0)))
             continue;
-        Elf_Data *d = sh.sh_type == SHT_PROGBITS && sh.sh_offset <= len &&
-                      sh.sh_size <= len - sh.sh_offset ? elf_getdata(s, NULL) : NULL;
-        if (!d || !d->d_buf) {
-            snprintf(in->err, sizeof in->err, ".nv_fatbin: unreadable section");
-            rc = -1;
-        } else {
-            rc = add_fat(in, d->d_buf, d->d_size);
-        }
-        break;
+        Elf_Data *d = section_data(s, &sh, len);
+        found = 1;
+        if (!d)
+            rc = (snprintf(in->err, sizeof in->err, "%s: unreadable section", name), -1);
+        else
+            rc = fat ? add_fat(in, d->d_buf, d->d_size) : add_table(in, name, d);
     }
     if (e)
         elf_end(e);
-    return rc;
+    return rc < 0 ? rc : !found;
 }
 
 static int load_input(Input *in, uint8_t *buf, size_t len)
@@ -591,6 +624,8 @@ static int parse_section(const char *s, unsigned *sec)
 {
     if (strncmp(s, ".xgpu.", 6) == 0)
         s += 6;
+    else if (strncmp(s, "xgpu_", 5) == 0) /* the host tables' section names */
+        s += 5;
     for (unsigned i = 0; i < sizeof section_names / sizeof section_names[0]; i++)
         if (strcmp(s, section_names[i]) == 0) {
             *sec |= 1u << i;
@@ -602,7 +637,7 @@ static int parse_section(const char *s, unsigned *sec)
 static void usage(FILE *f)
 {
     fprintf(f, "usage: xgpu-objdump [--json | --asm] [--source] "
-               "[--section info|kernels|text|globals|lines|reuse|phases]... "
+               "[--section info|kernels|text|globals|lines|reuse|phases|atoms|ldesc]... "
                "FILE...\n"
                "  --json     one JSON document (schema in docs/gpubin.md)\n"
                "  --asm      assembler listing of each module, which xasm_assemble reads back\n"
@@ -611,19 +646,35 @@ static void usage(FILE *f)
 
 typedef enum Format { FMT_TEXT, FMT_JSON, FMT_ASM } Format;
 
+/* The host tables (XMem atoms, Locality Descriptors) after the modules; an atom's id is
+ * its position in the linked table, as the runtime numbers it. */
+static void print_host_tables(const Input *in, unsigned sec)
+{
+    if ((sec & SEC_ATOMS) && in->has_atoms) {
+        printf("\n%s: XMem atom table (xgpu_atoms), %zu atoms in %zu tables\n", in->path,
+               in->atoms.n, in->atoms.ntables);
+        xhost_atoms_print(stdout, &in->atoms);
+    }
+    if ((sec & SEC_LDESC) && in->has_ldesc) {
+        printf("\n%s: Locality Descriptor table (xgpu_ldesc), %zu descriptors in %zu tables\n",
+               in->path, in->ldesc.n, in->ldesc.ntables);
+        xhost_ldesc_print(stdout, &in->ldesc);
+    }
+}
+
 static int process(Input *in, Format fmt, unsigned sec, int source, json_object *all)
 {
     size_t len;
-    uint8_t *buf = read_file(in->path, &len, in->err, sizeof in->err);
-    int rc = buf ? load_input(in, buf, len) : -1;
-    free(buf);
+    in->buf = read_file(in->path, &len, in->err, sizeof in->err);
+    int rc = in->buf ? load_input(in, in->buf, len) : -1;
     if (rc) {
         fprintf(stderr, "xgpu-objdump: %s: %s\n", in->path, in->err);
         return -1;
     }
     int json = fmt == FMT_JSON;
     json_object *mods = json ? json_object_new_array() : NULL;
-    for (size_t i = 0; i < in->nmods; i++) {
+    int modsec = (sec & ~(unsigned)(SEC_ATOMS | SEC_LDESC)) != 0;
+    for (size_t i = 0; i < in->nmods && (modsec || fmt == FMT_ASM); i++) {
         View v = view_new(in->mods[i], source, in->path);
         if (json)
             json_object_array_add(mods, json_module(in->mods[i], sec, &v));
@@ -637,9 +688,27 @@ static int process(Input *in, Format fmt, unsigned sec, int source, json_object 
         json_object *o = json_object_new_object();
         JADD(o, "path", json_object_new_string(in->path));
         JADD(o, "modules", mods);
+        if ((sec & SEC_ATOMS) && in->has_atoms)
+            JADD(o, "atoms", xhost_atoms_json(&in->atoms));
+        if ((sec & SEC_LDESC) && in->has_ldesc)
+            JADD(o, "ldesc", xhost_ldesc_json(&in->ldesc));
         json_object_array_add(all, o);
+    } else if (fmt == FMT_TEXT) {
+        print_host_tables(in, sec);
     }
     return 0;
+}
+
+static void input_free(Input *in)
+{
+    for (size_t j = 0; j < in->nmods; j++)
+        xgpubin_free(in->mods[j]);
+    free(in->mods);
+    if (in->has_atoms)
+        xhost_atoms_free(&in->atoms);
+    if (in->has_ldesc)
+        xhost_ldesc_free(&in->ldesc);
+    free(in->buf);
 }
 
 int main(int argc, char **argv)
@@ -678,9 +747,7 @@ int main(int argc, char **argv)
             status = 1;
         if (fmt == FMT_TEXT && i < nfiles)
             printf("\n");
-        for (size_t j = 0; j < in.nmods; j++)
-            xgpubin_free(in.mods[j]);
-        free(in.mods);
+        input_free(&in);
     }
     if (json) {
         json_object *doc = json_object_new_object();
