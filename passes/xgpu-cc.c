@@ -4,6 +4,7 @@
  * For each CUDA source it runs three steps (DESIGN.md §1):
  *   1. clang -x cuda --cuda-device-only -emit-llvm   -> device bitcode (nvptx64)
  *   2. xgpu_lower_file (in process, passes/lower)      -> fat container (XFatHeader + gpubin)
+ *      with the kernels' source signatures from a libclang parse (passes/frontend.c)
  *   3. clang -x cuda --cuda-host-only with -fcuda-include-gpubinary <fatbin> -> host object
  * then links every object with libxgpurt. C and C++ inputs are compiled as host code,
  * objects are passed to the linker, and device IR (.ll/.bc) inputs can be lowered alone
@@ -20,6 +21,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +30,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "frontend.h"
 #include "lower/lower.h"
 
 #define MAX_ARGS 512
@@ -49,6 +52,18 @@ typedef struct Argv {
     int n;
 } Argv;
 
+/* The front end's parse of a CUDA source (kernel signatures). It runs on a thread of its
+ * own while clang, a child process, compiles the device side, so it costs no wall time
+ * where a second core is free. */
+typedef struct SigJob {
+    struct Driver *d;
+    const char *src;
+    Argv *args; /* the device compile's clang arguments */
+    XgpuSignatures sigs;
+    pthread_t thread;
+    int running;
+} SigJob;
+
 typedef struct Driver {
     Input inputs[MAX_ARGS];
     int ninputs;
@@ -66,6 +81,7 @@ typedef struct Driver {
     Argv cflags;        /* -I -D -U -W -std -f... forwarded to every compile */
     Argv ldflags;       /* -L -l -Wl, ... forwarded to the link */
     const char *clang;
+    SigJob sigjob;      /* the front end of the .cu being compiled */
     char incdir[PATH_MAX];
     char libdir[PATH_MAX];
     char tmpdir[PATH_MAX];
@@ -300,6 +316,47 @@ static void cuda_common(Driver *d, Argv *c)
     pushall(c, &d->cflags);
 }
 
+static void *sig_thread(void *arg)
+{
+    SigJob *j = arg;
+    xgpu_frontend_signatures(j->src, j->args->v, j->args->n, &j->sigs);
+    return NULL;
+}
+
+/* Starts the parse of src with the device compile's arguments (parsed in place when no
+ * thread can be had). */
+static void sig_start(Driver *d, const char *src)
+{
+    Argv *c = calloc(1, sizeof *c);
+    if (!c)
+        return;
+    cuda_common(d, c);
+    push(c, "--cuda-device-only");
+    if (d->verbose)
+        fprintf(stderr, "xgpu-frontend %s\n", src);
+    d->sigjob = (SigJob){.d = d, .src = src, .args = c};
+    if (pthread_create(&d->sigjob.thread, NULL, sig_thread, &d->sigjob) == 0)
+        d->sigjob.running = 1;
+    else
+        sig_thread(&d->sigjob);
+}
+
+/* Waits for the parse; the signatures stay in d->sigjob.sigs until sig_free. */
+static void sig_wait(Driver *d)
+{
+    if (d->sigjob.running)
+        pthread_join(d->sigjob.thread, NULL);
+    d->sigjob.running = 0;
+}
+
+static void sig_free(Driver *d)
+{
+    sig_wait(d);
+    xgpu_frontend_free(&d->sigjob.sigs);
+    free(d->sigjob.args);
+    d->sigjob = (SigJob){0};
+}
+
 static int compile_device(Driver *d, const char *src, const char *bc)
 {
     Argv c = {0};
@@ -310,12 +367,19 @@ static int compile_device(Driver *d, const char *src, const char *bc)
     push(&c, src);
     push(&c, "-o");
     push(&c, bc);
-    return run(d, &c);
+    sig_start(d, src);
+    int rc = run(d, &c);
+    if (rc) /* no lowering follows */
+        sig_free(d);
+    return rc;
 }
 
 static int lower(Driver *d, const char *src_name, const char *ir, const char *fat, FILE *asm_out)
 {
+    sig_wait(d); /* a .cu's front end, started with its device compile */
     XgpuLowerOptions o = {0};
+    o.signatures = d->sigjob.sigs.v;
+    o.nsignatures = d->sigjob.sigs.n;
     o.opt_level = d->opt;
     o.max_regs = d->max_regs ? d->max_regs : 255;
     o.rthld = d->rthld;
@@ -325,7 +389,9 @@ static int lower(Driver *d, const char *src_name, const char *ir, const char *fa
     if (d->verbose)
         fprintf(stderr, "xgpu-lower -O%u --max-regs=%u %s -o %s\n", o.opt_level, o.max_regs, ir,
                 fat ? fat : "-");
-    return xgpu_lower_file(ir, &o, fat, asm_out) ? 1 : 0;
+    int rc = xgpu_lower_file(ir, &o, fat, asm_out) ? 1 : 0;
+    sig_free(d);
+    return rc;
 }
 
 static int compile_host_cuda(Driver *d, const char *src, const char *fat, const char *obj)

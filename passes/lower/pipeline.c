@@ -3,7 +3,8 @@
  *
  *   parse IR -> prepare (LLVM passes) -> per kernel: isel -> mir_cfg -> mir_outssa
  *   -> mir_cfg -> mir_postdom -> mir_divergence -> mir_regalloc -> mir_emit
- *   -> mir_module_gpubin -> reuse bits (.xgpu.reuse, static estimate on the final code)
+ *   -> mir_module_gpubin -> source signatures (from the front end, by kernel name)
+ *   -> reuse bits (.xgpu.reuse, static estimate on the final code)
  *   -> fat container (+ optional disassembly)
  *
  * With XgpuLowerOptions.debug_dumps (or env XGPU_DUMP=1) the MIR is printed to stderr
@@ -85,12 +86,29 @@ static int add_reuse(XGpubin *g, unsigned rthld, const char *profile)
     return 0;
 }
 
+/* The front end's signature for a kernel: the entry of its exact mangled name, else the
+ * template whose instantiation names start with the entry's prefix; "" when none. */
+static const char *signature_of(const XgpuLowerOptions *o, const char *kernel)
+{
+    const char *by_prefix = "";
+    for (unsigned i = 0; i < o->nsignatures; i++) {
+        const XgpuSignature *s = &o->signatures[i];
+        if (!s->prefix && strcmp(s->name, kernel) == 0)
+            return s->signature;
+        if (s->prefix && strncmp(s->name, kernel, strlen(s->name)) == 0)
+            by_prefix = s->signature;
+    }
+    return by_prefix;
+}
+
 static int write_module(MModule *mm, const XgpuLowerOptions *o, const char *out_path,
                         FILE *asm_out)
 {
     XGpubin g;
     char err[256];
     int rc = mir_module_gpubin(mm, &g);
+    for (uint32_t i = 0; !rc && i < g.nkernels && o->nsignatures; i++)
+        g.kernels[i].signature = signature_of(o, g.kernels[i].name);
     if (!rc && add_reuse(&g, o->rthld ? o->rthld : XREUSE_RTHLD_DEFAULT, o->reuse_profile))
         rc = -1;
     if (!rc && out_path && xgpubin_write_fat(&g, out_path, err, sizeof err)) {
