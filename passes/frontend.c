@@ -187,20 +187,62 @@ static void add_scope(Str *s, CXCursor p)
     }
 }
 
-/* "<float, 4>" for an explicit specialization; 0, or -1 for arguments it cannot print. */
+typedef struct TemplateParams {
+    CXType type[16]; /* of the non-type parameters; CXType_Invalid for the others */
+    unsigned n;
+} TemplateParams;
+
+static enum CXChildVisitResult collect_param(CXCursor c, CXCursor parent, CXClientData d)
+{
+    TemplateParams *t = d;
+    enum CXCursorKind k = clang_getCursorKind(c);
+    if (k != CXCursor_TemplateTypeParameter && k != CXCursor_NonTypeTemplateParameter &&
+        k != CXCursor_TemplateTemplateParameter)
+        return CXChildVisit_Continue;
+    if (t->n == 16)
+        return CXChildVisit_Break;
+    t->type[t->n++] = k == CXCursor_NonTypeTemplateParameter ? clang_getCursorType(c)
+                                                             : (CXType){CXType_Invalid, {0}};
+    return CXChildVisit_Continue;
+}
+
+static int is_unsigned(enum CXTypeKind k)
+{
+    return k == CXType_UChar || k == CXType_Char_U || k == CXType_UShort || k == CXType_UInt ||
+           k == CXType_ULong || k == CXType_ULongLong || k == CXType_UInt128;
+}
+
+/* An integer template argument as its parameter's type reads (bool as true/false). */
+static void add_integral_arg(Str *s, CXCursor c, unsigned i, const TemplateParams *t)
+{
+    enum CXTypeKind k = i < t->n ? clang_getCanonicalType(t->type[i]).kind : CXType_Int;
+    if (k == CXType_Bool)
+        str_add(s, clang_Cursor_getTemplateArgumentUnsignedValue(c, i) ? "true" : "false");
+    else if (is_unsigned(k))
+        str_addf(s, "%llu", clang_Cursor_getTemplateArgumentUnsignedValue(c, i));
+    else
+        str_addf(s, "%lld", clang_Cursor_getTemplateArgumentValue(c, i));
+}
+
+/* "<float, 4>" for an explicit specialization; 0, or -1 for arguments it cannot print
+ * (templates, packs, declarations). */
 static int add_template_args(Str *s, CXCursor c)
 {
     int n = clang_Cursor_getNumTemplateArguments(c);
     if (n <= 0)
         return 0;
+    TemplateParams t = {.n = 0};
+    clang_visitChildren(clang_getSpecializedCursorTemplate(c), collect_param, &t);
+    if (t.n != (unsigned)n)
+        return -1;
     str_add(s, "<");
-    for (int i = 0; i < n; i++) {
-        enum CXTemplateArgumentKind k = clang_Cursor_getTemplateArgumentKind(c, (unsigned)i);
+    for (unsigned i = 0; i < (unsigned)n; i++) {
+        enum CXTemplateArgumentKind k = clang_Cursor_getTemplateArgumentKind(c, i);
         str_add(s, i ? ", " : "");
         if (k == CXTemplateArgumentKind_Type)
-            str_cx(s, clang_getTypeSpelling(clang_Cursor_getTemplateArgumentType(c, (unsigned)i)));
+            str_cx(s, clang_getTypeSpelling(clang_Cursor_getTemplateArgumentType(c, i)));
         else if (k == CXTemplateArgumentKind_Integral)
-            str_addf(s, "%lld", clang_Cursor_getTemplateArgumentValue(c, (unsigned)i));
+            add_integral_arg(s, c, i, &t);
         else
             return -1;
     }
@@ -256,8 +298,10 @@ static int add_mangled_scope(Str *s, CXCursor p, int *depth)
         str_add(s, "12_GLOBAL__N_1");
     else if (*depth == 0 && strcmp(t, "std") == 0)
         rc = -1; /* ::std is abbreviated "St" */
-    else
-        str_addf(s, "%zu%s", strlen(t), t);
+    else {
+        str_addf(s, "%zu", strlen(t));
+        str_add(s, t);
+    }
     clang_disposeString(name);
     ++*depth;
     return rc;
