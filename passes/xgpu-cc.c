@@ -56,7 +56,6 @@ typedef struct Argv {
  * own while clang, a child process, compiles the device side, so it costs no wall time
  * where a second core is free. */
 typedef struct SigJob {
-    struct Driver *d;
     const char *src;
     Argv *args; /* the device compile's clang arguments */
     XgpuSignatures sigs;
@@ -334,7 +333,7 @@ static void sig_start(Driver *d, const char *src)
     push(c, "--cuda-device-only");
     if (d->verbose)
         fprintf(stderr, "xgpu-frontend %s\n", src);
-    d->sigjob = (SigJob){.d = d, .src = src, .args = c};
+    d->sigjob = (SigJob){.src = src, .args = c};
     if (pthread_create(&d->sigjob.thread, NULL, sig_thread, &d->sigjob) == 0)
         d->sigjob.running = 1;
     else
@@ -585,6 +584,7 @@ int main(int argc, char **argv)
         if (!rc && !d.compile_only)
             rc = link_all(&d, &objs);
     }
+    sig_free(&d); /* a front end no lowering waited for (device_output's early exits) */
     remove_temps(&d);
     return rc;
 }
