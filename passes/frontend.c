@@ -389,9 +389,9 @@ static int take_entries(Frontend *fe, XgpuSignatures *out)
     out->cap = fe->n;
     for (unsigned i = 0; i < fe->n; i++) {
         const Entry *e = &fe->v[i];
-        int clash = 0;
+        int clash = 0; /* (an entry already moved out has no name and clashed with none) */
         for (unsigned j = 0; j < fe->n && e->prefix; j++)
-            clash |= j != i && fe->v[j].prefix && fe->v[j].name && /* taken: no clash */
+            clash |= j != i && fe->v[j].prefix && fe->v[j].name &&
                      strcmp(e->name, fe->v[j].name) == 0;
         if (clash)
             continue;
