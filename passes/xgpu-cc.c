@@ -8,10 +8,11 @@
  *      -Xclang -disable-llvm-passes                       -> host bitcode
  *   4. xgpu_host_pass_file (in process, passes/host.c)  -> atom / descriptor tables
  *   5. clang -O<n> -c host bitcode                        -> host object
- * then links every object with libxgpurt. C and C++ inputs are compiled as host code
- * (steps 3-5 without CUDA), objects are passed to the linker, and device IR (.ll/.bc)
- * inputs can be lowered alone (-S prints xgpu assembly, --cuda-device-only writes the fat
- * container).
+ * Step 2 also records the kernels' source signatures from a libclang parse of the source
+ * (passes/frontend.c), run on a thread beside step 1. The driver then links every object
+ * with libxgpurt. C and C++ inputs are compiled as host code (steps 3-5 without CUDA),
+ * objects are passed to the linker, and device IR (.ll/.bc) inputs can be lowered alone
+ * (-S prints xgpu assembly, --cuda-device-only writes the fat container).
  *
  * The host launch ABI is pinned: clang is told the CUDA SDK version explicitly
  * (-target-sdk-version), and never reads a CUDA installation (-nocudainc -nocudalib), so
@@ -25,6 +26,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +35,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "frontend.h"
 #include "host.h"
 #include "lower/lower.h"
 
@@ -55,6 +58,17 @@ typedef struct Argv {
     int n;
 } Argv;
 
+/* The front end's parse of a CUDA source (kernel signatures). It runs on a thread of its
+ * own while clang, a child process, compiles the device side, so it costs no wall time
+ * where a second core is free. */
+typedef struct SigJob {
+    const char *src;
+    Argv *args; /* the device compile's clang arguments */
+    XgpuSignatures sigs;
+    pthread_t thread;
+    int running;
+} SigJob;
+
 typedef struct Driver {
     Input inputs[MAX_ARGS];
     int ninputs;
@@ -74,6 +88,7 @@ typedef struct Driver {
     Argv cflags;        /* -I -D -U -W -std -f... forwarded to every compile */
     Argv ldflags;       /* -L -l -Wl, ... forwarded to the link */
     const char *clang;
+    SigJob sigjob;      /* the front end of the .cu being compiled */
     char incdir[PATH_MAX];
     char libdir[PATH_MAX];
     char tmpdir[PATH_MAX];
@@ -326,6 +341,47 @@ static void cuda_common(Driver *d, Argv *c)
     pushall(c, &d->cflags);
 }
 
+static void *sig_thread(void *arg)
+{
+    SigJob *j = arg;
+    xgpu_frontend_signatures(j->src, j->args->v, j->args->n, &j->sigs);
+    return NULL;
+}
+
+/* Starts the parse of src with the device compile's arguments (parsed in place when no
+ * thread can be had). */
+static void sig_start(Driver *d, const char *src)
+{
+    Argv *c = calloc(1, sizeof *c);
+    if (!c)
+        return;
+    cuda_common(d, c);
+    push(c, "--cuda-device-only");
+    if (d->verbose)
+        fprintf(stderr, "xgpu-frontend %s\n", src);
+    d->sigjob = (SigJob){.src = src, .args = c};
+    if (pthread_create(&d->sigjob.thread, NULL, sig_thread, &d->sigjob) == 0)
+        d->sigjob.running = 1;
+    else
+        sig_thread(&d->sigjob);
+}
+
+/* Waits for the parse; the signatures stay in d->sigjob.sigs until sig_free. */
+static void sig_wait(Driver *d)
+{
+    if (d->sigjob.running)
+        pthread_join(d->sigjob.thread, NULL);
+    d->sigjob.running = 0;
+}
+
+static void sig_free(Driver *d)
+{
+    sig_wait(d);
+    xgpu_frontend_free(&d->sigjob.sigs);
+    free(d->sigjob.args);
+    d->sigjob = (SigJob){0};
+}
+
 static int compile_device(Driver *d, const char *src, const char *bc)
 {
     Argv c = {0};
@@ -336,12 +392,19 @@ static int compile_device(Driver *d, const char *src, const char *bc)
     push(&c, src);
     push(&c, "-o");
     push(&c, bc);
-    return run(d, &c);
+    sig_start(d, src);
+    int rc = run(d, &c);
+    if (rc) /* no lowering follows */
+        sig_free(d);
+    return rc;
 }
 
 static int lower(Driver *d, const char *src_name, const char *ir, const char *fat, FILE *asm_out)
 {
+    sig_wait(d); /* a .cu's front end, started with its device compile */
     XgpuLowerOptions o = {0};
+    o.signatures = d->sigjob.sigs.v;
+    o.nsignatures = d->sigjob.sigs.n;
     o.opt_level = d->opt;
     o.max_regs = d->max_regs ? d->max_regs : 255;
     o.rthld = d->rthld;
@@ -353,7 +416,9 @@ static int lower(Driver *d, const char *src_name, const char *ir, const char *fa
     if (d->verbose)
         fprintf(stderr, "xgpu-lower -O%u --max-regs=%u %s -o %s\n", o.opt_level, o.max_regs, ir,
                 fat ? fat : "-");
-    return xgpu_lower_file(ir, &o, fat, asm_out) ? 1 : 0;
+    int rc = xgpu_lower_file(ir, &o, fat, asm_out) ? 1 : 0;
+    sig_free(d);
+    return rc;
 }
 
 static int compile_host_cuda(Driver *d, const char *src, const char *fat, const char *bc)
@@ -593,6 +658,7 @@ int main(int argc, char **argv)
         if (!rc && !d.compile_only)
             rc = link_all(&d, &objs);
     }
+    sig_free(&d); /* a front end no lowering waited for (device_output's early exits) */
     remove_temps(&d);
     return rc;
 }

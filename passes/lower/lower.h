@@ -14,6 +14,15 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* A kernel's source signature, from the front end (passes/frontend.c). name is a mangled
+ * kernel name; with prefix set it is instead the start shared by the mangled names of a
+ * kernel template's instantiations ("_ZN2ns4scanI"), used when no exact name matches. */
+typedef struct XgpuSignature {
+    const char *name;
+    const char *signature; /* e.g. "void saxpy(int n, float a, const float *x, float *y)" */
+    int prefix;
+} XgpuSignature;
+
 typedef struct XgpuLowerOptions {
     unsigned opt_level;      /* 0..3: how much LLVM cleanup prepare runs */
     unsigned max_regs;       /* registers per thread for regalloc; 0 means 255 */
@@ -23,6 +32,8 @@ typedef struct XgpuLowerOptions {
     unsigned phase_gap;      /* Zorua: instructions at least between boundaries; 0 means 10 */
     int debug_dumps;         /* print MIR after each pass to stderr (also env XGPU_DUMP=1) */
     const char *source_name; /* name for messages without a location; NULL: the IR path */
+    const XgpuSignature *signatures; /* source signatures of the kernels (may be none) */
+    unsigned nsignatures;
 } XgpuLowerOptions;
 
 /* Lowers the device IR in ir_path (.bc or .ll) to a fat container (XFatHeader + gpubin

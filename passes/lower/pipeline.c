@@ -3,9 +3,9 @@
  *
  *   parse IR -> prepare (LLVM passes) -> per kernel: isel -> mir_cfg -> mir_outssa
  *   -> mir_cfg -> mir_postdom -> mir_divergence -> mir_shared_refs -> mir_regalloc
- *   -> mir_emit -> mir_phases -> mir_module_gpubin -> reuse bits (.xgpu.reuse, static
- *   estimate on the final code) -> phase specifiers (.xgpu.phases) -> fat container
- *   (+ optional disassembly)
+ *   -> mir_emit -> mir_phases -> mir_module_gpubin -> source signatures (from the front
+ *   end, by kernel name) -> reuse bits (.xgpu.reuse, static estimate on the final code)
+ *   -> phase specifiers (.xgpu.phases) -> fat container (+ optional disassembly)
  *
  * With XgpuLowerOptions.debug_dumps (or env XGPU_DUMP=1) the MIR is printed to stderr
  * after each pass. Every stage reports its own located errors; this file only stops at
@@ -107,12 +107,29 @@ static void add_phases(XGpubin *g, const MModule *mm, const XgpuLowerOptions *o,
         }
 }
 
+/* The front end's signature for a kernel: the entry of its exact mangled name, else the
+ * template whose instantiation names start with the entry's prefix; "" when none. */
+static const char *signature_of(const XgpuLowerOptions *o, const char *kernel)
+{
+    const char *by_prefix = "";
+    for (unsigned i = 0; i < o->nsignatures; i++) {
+        const XgpuSignature *s = &o->signatures[i];
+        if (!s->prefix && strcmp(s->name, kernel) == 0)
+            return s->signature;
+        if (s->prefix && strncmp(s->name, kernel, strlen(s->name)) == 0)
+            by_prefix = s->signature;
+    }
+    return by_prefix;
+}
+
 static int write_module(MModule *mm, const XgpuLowerOptions *o, const char *out_path,
                         FILE *asm_out)
 {
     XGpubin g;
     char err[256], opts[64];
     int rc = mir_module_gpubin(mm, &g);
+    for (uint32_t i = 0; !rc && i < g.nkernels && o->nsignatures; i++)
+        g.kernels[i].signature = signature_of(o, g.kernels[i].name);
     if (!rc && add_reuse(&g, o->rthld ? o->rthld : XREUSE_RTHLD_DEFAULT, o->reuse_profile))
         rc = -1;
     if (!rc)

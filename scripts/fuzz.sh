@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Fuzzes the binary readers for a bounded time (docs/fuzzing.md).
+#   scripts/fuzz.sh [SECONDS]      default 60
+# Builds fuzz/ with clang in build-fuzz/, writes a seed corpus (assembled modules, the
+# lowering's golden outputs, and -- when build/bin/xgpu-cc exists -- a few samples compiled
+# with --cuda-device-only), then runs libFuzzer. Any crash, sanitizer report, leak or
+# timeout fails the script; libFuzzer leaves the input as build-fuzz/crash-* (or leak-*,
+# timeout-*), which reproduces with: build-fuzz/bin/fuzz_gpubin FILE
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+secs=${1:-60}
+case $secs in '' | *[!0-9]*) echo "usage: scripts/fuzz.sh [SECONDS]" >&2; exit 2 ;; esac
+dir=build-fuzz
+cc=${XGPU_FUZZ_CC:-clang-19}
+
+CC=$cc cmake -S . -B "$dir" -DXGPU_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$dir" -j"$(nproc)" --target fuzz_gpubin fuzz_seeds
+
+seeds=$dir/fuzz-seeds
+corpus=$dir/fuzz-corpus
+rm -rf "$seeds"
+mkdir -p "$seeds" "$corpus"
+"$dir/bin/fuzz_seeds" "$seeds" test/golden/*.s
+xgpucc=${XGPU_CC:-build/bin/xgpu-cc}
+if [ -x "$xgpucc" ]; then
+  for s in vecadd reduction histogram nbody; do
+    "$xgpucc" --cuda-device-only "samples/$s.cu" -o "$seeds/sample-$s.fat"
+  done
+else
+  echo "fuzz.sh: no $xgpucc; the corpus has no compiled samples" >&2
+fi
+echo "fuzz.sh: $(ls "$seeds" | wc -l) seeds; fuzzing for ${secs}s"
+
+# corpus: what earlier runs found (kept in build-fuzz/), seeds read but not written
+cd "$dir"
+ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
+UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
+  bin/fuzz_gpubin -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+    -print_final_stats=1 fuzz-corpus fuzz-seeds
