@@ -2,8 +2,9 @@
  * fuzz_gpubin.c - libFuzzer target for the binary readers.
  *
  * Every input goes to every reader in the table below: the gpubin reader on the raw
- * bytes (an ELF image), and the fat-container walk that the runtime does on a host
- * program's .nv_fatbin (xfat_parse, then xgpubin_read on each embedded image). A reader
+ * bytes (an ELF image), the fat-container walk that the runtime does on a host
+ * program's .nv_fatbin (xfat_parse, then xgpubin_read on each embedded image), and the
+ * host-table readers (hostsec.h: the xgpu_atoms and xgpu_ldesc sections). A reader
  * may reject its input, which is the expected outcome for almost every mutation; what
  * the fuzzer looks for is a crash, a sanitizer report, a leak or a hang. A module the
  * reader accepts must also survive what its users do next: the line and kernel lookups,
@@ -19,7 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <json-c/json.h>
+
 #include "xgpu/gpubin.h"
+#include "xgpu/hostsec.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -97,12 +101,68 @@ static void fuzz_fat(const uint8_t *p, size_t n)
     }
 }
 
+/* Host tables: what the runtime and xgpu-objdump do with an accepted section (print it,
+ * build its JSON), and the writer must take back every record the reader accepted. */
+static void fuzz_atoms(const uint8_t *p, size_t n)
+{
+    XHostAtoms a;
+    char err[256];
+    if (xhost_atoms_read(p, n, &a, err, sizeof err))
+        return;
+    FILE *f = fopen("/dev/null", "w");
+    if (f) {
+        xhost_atoms_print(f, &a);
+        fclose(f);
+    }
+    json_object_put(xhost_atoms_json(&a));
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    XHostAtoms again;
+    if (xhost_atoms_write(a.v, a.n, &buf, &len) == 0) {
+        if (xhost_atoms_read(buf, len, &again, err, sizeof err))
+            fail("re-read of written atoms", err);
+        if (again.n != a.n)
+            fail("atoms re-read", "the record count changed");
+        xhost_atoms_free(&again);
+    }
+    free(buf);
+    xhost_atoms_free(&a);
+}
+
+static void fuzz_ldesc(const uint8_t *p, size_t n)
+{
+    XHostLDescs d;
+    char err[256];
+    if (xhost_ldesc_read(p, n, &d, err, sizeof err))
+        return;
+    FILE *f = fopen("/dev/null", "w");
+    if (f) {
+        xhost_ldesc_print(f, &d);
+        fclose(f);
+    }
+    json_object_put(xhost_ldesc_json(&d));
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    XHostLDescs again;
+    if (xhost_ldesc_write(d.v, d.n, &buf, &len) == 0) {
+        if (xhost_ldesc_read(buf, len, &again, err, sizeof err))
+            fail("re-read of written descriptors", err);
+        if (again.n != d.n)
+            fail("descriptors re-read", "the record count changed");
+        xhost_ldesc_free(&again);
+    }
+    free(buf);
+    xhost_ldesc_free(&d);
+}
+
 static const struct {
     const char *name;
     void (*fn)(const uint8_t *p, size_t n);
 } readers[] = {
     {"gpubin", fuzz_gpubin},
     {"fat", fuzz_fat},
+    {"atoms", fuzz_atoms},
+    {"ldesc", fuzz_ldesc},
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

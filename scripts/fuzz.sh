@@ -2,8 +2,8 @@
 # Fuzzes the binary readers for a bounded time (docs/fuzzing.md).
 #   scripts/fuzz.sh [SECONDS]      default 60
 # Builds fuzz/ with clang in build-fuzz/, writes a seed corpus (assembled modules, the
-# lowering's golden outputs, and -- when build/bin/xgpu-cc exists -- a few samples compiled
-# with --cuda-device-only), then runs libFuzzer. Any crash, sanitizer report, leak or
+# lowering's golden outputs, and -- when build/ exists -- a few samples compiled with
+# --cuda-device-only and the host tables of the annotated samples), then runs libFuzzer. Any crash, sanitizer report, leak or
 # timeout fails the script; libFuzzer leaves the input as build-fuzz/crash-* (or leak-*,
 # timeout-*), which reproduces with: build-fuzz/bin/fuzz_gpubin FILE
 set -euo pipefail
@@ -30,6 +30,13 @@ if [ -x "$xgpucc" ]; then
 else
   echo "fuzz.sh: no $xgpucc; the corpus has no compiled samples" >&2
 fi
+# host tables: the sections of the annotated samples as the build linked them
+for s in xmem_tiled:xgpu_atoms ldesc_histo:xgpu_ldesc; do
+  exe=build/samples/${s%%:*}
+  if [ -x "$exe" ]; then
+    objcopy -O binary --only-section="${s#*:}" "$exe" "$seeds/${s#*:}.bin"
+  fi
+done
 echo "fuzz.sh: $(ls "$seeds" | wc -l) seeds; fuzzing for ${secs}s"
 
 # corpus: what earlier runs found (kept in build-fuzz/), seeds read but not written
