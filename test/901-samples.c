@@ -24,7 +24,7 @@ static void run_sample(const char *name, const char *args)
 }
 
 /* Runs every sample with its default arguments; reports each failure, then fails. */
-Test(samples, every_sample_passes, .timeout = 540)
+Test(samples, every_sample_passes, .timeout = 1700)
 {
     DIR *d = opendir(XGPU_SOURCE_DIR "/samples");
     cr_assert_not_null(d);

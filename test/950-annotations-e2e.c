@@ -109,9 +109,9 @@ Test(annotations, plain_clang_build_gets_errors_not_a_crash)
     const char *clang = getenv("XGPU_CLANG");
     char *out = NULL;
     int rc = xt_runf(&out, "cd %s && %s -I%s/include plain.c helper.c -o plain -L%s/lib "
-                     "-Wl,-rpath,%s/lib -lxgpurt 2>&1 && ./plain", xt_tmpdir(),
+                     "-Wl,-rpath,%s/lib -lxgpurt %s 2>&1 && ./plain", xt_tmpdir(),
                      clang && *clang ? clang : "clang-19", XGPU_SOURCE_DIR, XGPU_BUILD_DIR,
-                     XGPU_BUILD_DIR);
+                     XGPU_BUILD_DIR, XGPU_TEST_LINK_FLAGS);
     cr_assert_eq(rc, 0, "%s", out);
     cr_assert(strstr(out, "xgpu: helper.c:4: CreateAtom: the call site is in no atom table"),
               "%s", out);
