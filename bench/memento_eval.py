@@ -1,0 +1,351 @@
+#!/usr/bin/env python3
+"""Memento evaluation: every sample under the baseline and each register-file policy.
+
+Runs every compiled sample in timing mode on a preset (default rtx2060-s) under each
+policy below, with the compiler's static reuse bits and (unless --no-profile) with
+profiled ones, and writes to OUT (default BUILD/memento-eval):
+
+  results.json   every run's figures (IPC, cycles, bank reads, CT hit ratio, RF energy)
+  table.md       per-sample table and the averages beside the paper's headline numbers
+  *.svg          IPC normalized to the baseline, bank-read reduction, CT hit ratio, RF
+                 dynamic energy (and with --sweeps the sensitivity curves)
+
+Each run must print PASS and issue exactly the warp instructions of the baseline run of
+the same binary (timing never changes what executes). A policy the emulator rejects
+(not implemented in this build) is reported and left out.
+
+Profiled bits: the static binary runs once in functional mode with XGPU_REUSE_PROFILE,
+then the sample is recompiled with `xgpu-cc --reuse-profile`.
+
+--sweeps adds, under memento with static bits: collectors (CCUs) per sub-core 2..8,
+cache-table entries 6/8/12, RTHLD 4..20 (recompiling), STHLD interval 5k..20k cycles and
+the S/L boundary 0.01..0.05.
+
+usage: bench/memento_eval.py [BUILD_DIR] [--out DIR] [--config PRESET] [--no-profile]
+                             [--sweeps] [--jobs N] [SAMPLE...]
+"""
+import concurrent.futures
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import svgplot  # noqa: E402
+from functional import geomean, sample_names  # noqa: E402
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+
+# name -> XGPU_SET overrides on top of the preset (the preset is the baseline: 2 OCUs, GTO)
+POLICIES = [
+    ("baseline", ""),
+    ("memento", "rf.collector=ccu;core.sched=memento"),
+    ("memento-pr", "rf.collector=ccu;core.sched=memento-pr"),
+    ("bow", "rf.collector=bow"),
+    ("rfc", "core.sched=rfc"),
+    ("swrfc", "core.sched=swrfc"),
+]
+
+# The paper's headline figures (SPEC.md §1.8), against ours.
+PAPER = {
+    "bank reads vs baseline (memento)": "-46.4%",
+    "CT hit ratio (memento)": "46.4%",
+    "IPC vs baseline (memento)": "+6.1%",
+    "RF dynamic energy vs baseline (memento)": "-28.3%",
+    "IPC vs baseline (bow)": "2.43% above Memento (about +8.7%)",
+    "IPC vs baseline (memento-pr)": "3.3% above BOW (about +12%)",
+    "IPC vs baseline (rfc)": "-9.9%",
+    "IPC vs baseline (swrfc)": "-12.9%",
+}
+
+SWEEPS = [
+    ("collectors per sub-core (CCUs)", "rf.collectors_per_subcore", [2, 4, 6, 8]),
+    ("cache-table entries", "rf.ct_entries", [6, 8, 12]),
+    ("STHLD interval (cycles)", "memento.interval", [5000, 10000, 15000, 20000]),
+    ("S/L boundary", "memento.sl_boundary", [0.01, 0.02, 0.03, 0.04, 0.05]),
+]
+RTHLDS = [4, 8, 12, 16, 20]
+
+
+def run(exe, preset, overrides, mode="timing", profile=None):
+    """One run of a sample binary; returns the stats JSON, or raises RuntimeError with the
+    program's output (a rejected configuration shows up here)."""
+    with tempfile.NamedTemporaryFile(suffix=".json") as stats:
+        env = dict(os.environ, XGPU_STATS=stats.name, XGPU_MODE=mode, XGPU_CONFIG=preset,
+                   XGPU_SET=overrides)
+        if profile:
+            env["XGPU_REUSE_PROFILE"] = profile
+        out = subprocess.run([exe], env=env, capture_output=True, text=True)
+        if out.returncode != 0 or "PASS" not in out.stdout:
+            raise RuntimeError(f"{exe} [{overrides}]: exit {out.returncode}\n"
+                               f"{out.stdout[-2000:]}{out.stderr[-2000:]}")
+        return json.load(open(stats.name))
+
+
+def figures(data):
+    t = data["totals"]
+    tm = t.get("timing") or {}
+    return {
+        "warp_instructions": t["warp_instructions"],
+        "cycles": t["cycles"],
+        "ipc": t["ipc"],
+        "bank_reads": tm.get("rf.bank_reads"),
+        "ct_hit_rate": tm.get("rf.ct_hit_rate"),
+        "rf_energy": tm.get("energy.rf_dynamic"),
+        "energy_placeholder": tm.get("energy.placeholder"),
+    }
+
+
+def compile_sample(build, name, out_exe, flags):
+    cc = os.path.join(build, "bin", "xgpu-cc")
+    src = os.path.join(ROOT, "samples", name + ".cu")
+    r = subprocess.run([cc, "-O2", "-g"] + flags + [src, "-o", out_exe], capture_output=True,
+                       text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"xgpu-cc {' '.join(flags)} {name}:\n{r.stderr[-2000:]}")
+    return out_exe
+
+
+def profiled_binary(build, out, name, preset):
+    prof = os.path.join(out, "prof", name + ".prof")
+    run(os.path.join(build, "samples", name), preset, "", mode="functional", profile=prof)
+    return compile_sample(build, name, os.path.join(out, "bin", name + "-prof"),
+                          ["--reuse-profile=" + prof])
+
+
+def pct(new, old):
+    return (new / old - 1.0) * 100.0 if old else None
+
+
+class Eval:
+    def __init__(self, build, out, preset, jobs):
+        self.build, self.out, self.preset = build, out, preset
+        self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=jobs)
+        self.rejected = {}
+
+    def runs(self, jobs):
+        """jobs: list of (key, exe, overrides); returns {key: figures or None}."""
+        futs = {self.pool.submit(run, exe, self.preset, ov): (key, ov) for key, exe, ov in jobs}
+        res = {}
+        for f in concurrent.futures.as_completed(futs):
+            key, ov = futs[f]
+            try:
+                res[key] = figures(f.result())
+            except RuntimeError as e:
+                msg = str(e)
+                why = [l for l in msg.splitlines() if "cannot create the device" in l]
+                if why:  # the configuration was refused before anything ran
+                    self.rejected[ov] = why[0].split("device: ", 1)[-1]
+                    res[key] = None
+                else:
+                    sys.exit(msg)
+        return res
+
+
+def check_counts(results, names, bits):
+    for name in names:
+        base = results[(name, bits, "baseline")]
+        for (n, b, pol), fig in results.items():
+            if n == name and b == bits and fig and \
+                    fig["warp_instructions"] != base["warp_instructions"]:
+                sys.exit(f"{name} ({bits} bits) under {pol}: {fig['warp_instructions']} warp "
+                         f"instructions, baseline {base['warp_instructions']}")
+
+
+def averages(results, names, bits, pol):
+    rows = [(results.get((n, bits, pol)), results[(n, bits, "baseline")]) for n in names]
+    rows = [(f, b) for f, b in rows if f]
+    if not rows:
+        return None
+    ipc = geomean([f["ipc"] / b["ipc"] for f, b in rows if f["ipc"] and b["ipc"]])
+    reads = [pct(f["bank_reads"], b["bank_reads"]) for f, b in rows if b["bank_reads"]]
+    energy = [pct(f["rf_energy"], b["rf_energy"]) for f, b in rows
+              if f["rf_energy"] is not None and b["rf_energy"]]
+    hits = [f["ct_hit_rate"] for f, _ in rows if f["ct_hit_rate"] is not None]
+    return {
+        "ipc_vs_baseline": (ipc - 1.0) * 100.0,
+        "bank_reads_vs_baseline": sum(reads) / len(reads) if reads else None,
+        "rf_energy_vs_baseline": sum(energy) / len(energy) if energy else None,
+        "ct_hit_rate": sum(hits) / len(hits) if hits else None,
+    }
+
+
+def fmt(v, unit="%", signed=True):
+    if v is None:
+        return "n/a"
+    return f"{v:+.1f}{unit}" if signed else f"{v:.1f}{unit}"
+
+
+def write_table(path, results, names, policies, bits_list, avgs, preset, rejected):
+    lines = [f"# Memento evaluation (preset {preset})", ""]
+    for bits in bits_list:
+        lines += [f"## {bits} reuse bits", "",
+                  "| sample | " + " | ".join(f"{p} IPC" for p in policies) +
+                  " | memento bank reads | memento CT hits | memento RF energy |",
+                  "|---" * (len(policies) + 4) + "|"]
+        for n in names:
+            b = results[(n, bits, "baseline")]
+            cells = []
+            for p in policies:
+                f = results.get((n, bits, p))
+                cells.append(f"{f['ipc'] / b['ipc']:.3f}" if f and b["ipc"] else "n/a")
+            m = results.get((n, bits, "memento"))
+            cells.append(fmt(pct(m["bank_reads"], b["bank_reads"])) if m else "n/a")
+            cells.append(fmt(m["ct_hit_rate"] * 100, signed=False)
+                         if m and m["ct_hit_rate"] is not None else "n/a")
+            cells.append(fmt(pct(m["rf_energy"], b["rf_energy"]))
+                         if m and m["rf_energy"] is not None and b["rf_energy"] else "n/a")
+            lines.append(f"| {n} | " + " | ".join(cells) + " |")
+        lines.append("")
+        lines += ["| average | IPC vs baseline (geomean) | bank reads | RF energy | CT hit ratio |",
+                  "|---|---|---|---|---|"]
+        for p in policies[1:]:
+            a = avgs.get((bits, p))
+            if a:
+                lines.append(f"| {p} | {fmt(a['ipc_vs_baseline'])} | "
+                             f"{fmt(a['bank_reads_vs_baseline'])} | "
+                             f"{fmt(a['rf_energy_vs_baseline'])} | "
+                             f"{fmt(a['ct_hit_rate'] and a['ct_hit_rate'] * 100, signed=False)} |")
+        lines.append("")
+    a = avgs.get(("static", "memento")) or {}
+    ours = {
+        "bank reads vs baseline (memento)": fmt(a.get("bank_reads_vs_baseline")),
+        "CT hit ratio (memento)": fmt(a.get("ct_hit_rate") and a["ct_hit_rate"] * 100,
+                                      signed=False),
+        "IPC vs baseline (memento)": fmt(a.get("ipc_vs_baseline")),
+        "RF dynamic energy vs baseline (memento)": fmt(a.get("rf_energy_vs_baseline")),
+    }
+    for p in ("bow", "memento-pr", "rfc", "swrfc"):
+        ap = avgs.get(("static", p))
+        ours[f"IPC vs baseline ({p})"] = fmt(ap["ipc_vs_baseline"]) if ap else "not run"
+    lines += ["## Beside the paper (static bits)", "", "| figure | paper | ours |",
+              "|---|---|---|"]
+    lines += [f"| {k} | {v} | {ours.get(k, 'n/a')} |" for k, v in PAPER.items()]
+    if rejected:
+        lines += ["", "Policies the emulator rejected (left out):", ""]
+        lines += [f"- `{ov}`: {msg}" for ov, msg in sorted(rejected.items())]
+    open(path, "w").write("\n".join(lines) + "\n")
+
+
+def plots(out, results, names, policies, bits):
+    shown = [p for p in policies[1:] if any(results.get((n, bits, p)) for n in names)]
+
+    def series(fn):
+        vals = []
+        for p in shown:
+            row = []
+            for n in names:
+                f, b = results.get((n, bits, p)), results[(n, bits, "baseline")]
+                row.append(fn(f, b) if f else None)
+            vals.append(row)
+        return vals
+
+    charts = {
+        "ipc": ("IPC normalized to the baseline", "IPC / baseline",
+                lambda f, b: f["ipc"] / b["ipc"] if b["ipc"] else None, 1.0),
+        "bank_reads": ("RF bank reads against the baseline", "change (%)",
+                       lambda f, b: pct(f["bank_reads"], b["bank_reads"]), None),
+        "ct_hits": ("Cache-table hit ratio", "hit ratio (%)",
+                    lambda f, b: f["ct_hit_rate"] * 100 if f["ct_hit_rate"] is not None
+                    else None, None),
+        "energy": ("RF dynamic energy against the baseline (placeholder energies)",
+                   "change (%)", lambda f, b: pct(f["rf_energy"], b["rf_energy"])
+                   if f["rf_energy"] is not None and b["rf_energy"] else None, None),
+    }
+    for key, (title, ylabel, fn, base) in charts.items():
+        svg = svgplot.bars(f"{title} ({bits} bits)", ylabel, names, shown, series(fn), base)
+        open(os.path.join(out, f"{key}-{bits}.svg"), "w").write(svg)
+
+
+def sweeps(ev, names, base_results):
+    memento = "rf.collector=ccu;core.sched=memento"
+    curves = {}
+    for title, key, values in SWEEPS:
+        jobs = [((n, v), os.path.join(ev.build, "samples", n), f"{memento};{key}={v}")
+                for n in names for v in values]
+        res = ev.runs(jobs)
+        curves[title] = (values, res)
+    exes = {}
+    for r in RTHLDS:
+        for n in names:
+            exes[(n, r)] = compile_sample(ev.build, n, os.path.join(ev.out, "bin",
+                                                                    f"{n}-rthld{r}"),
+                                          [f"--rthld={r}"])
+    jobs = [((n, r), exes[(n, r)], memento) for n in names for r in RTHLDS]
+    curves["RTHLD"] = (RTHLDS, ev.runs(jobs))
+    summary = {}
+    for title, (values, res) in curves.items():
+        ipc, reads = [], []
+        for v in values:
+            pts = [(res[(n, v)], base_results[(n, "static", "baseline")]) for n in names
+                   if res.get((n, v))]
+            ipc.append(geomean([f["ipc"] / b["ipc"] for f, b in pts]))
+            rd = [pct(f["bank_reads"], b["bank_reads"]) for f, b in pts if b["bank_reads"]]
+            reads.append(sum(rd) / len(rd) if rd else None)
+        summary[title] = {"values": values, "ipc_vs_baseline": ipc,
+                          "bank_reads_vs_baseline": reads}
+        slug = title.split(" (")[0].replace(" ", "_").replace("/", "")
+        open(os.path.join(ev.out, f"sweep-{slug}.svg"), "w").write(
+            svgplot.lines(f"memento: {title}", title, "IPC / baseline (geomean)", values,
+                          ["IPC / baseline"], [ipc]))
+    return summary
+
+
+def main():
+    args = sys.argv[1:]
+    build = args.pop(0) if args and not args[0].startswith("-") else "build"
+    out, preset, profile, do_sweeps, jobs = None, "rtx2060-s", True, False, os.cpu_count()
+    rest = []
+    while args:
+        a = args.pop(0)
+        if a == "--out":
+            out = args.pop(0)
+        elif a == "--config":
+            preset = args.pop(0)
+        elif a == "--no-profile":
+            profile = False
+        elif a == "--sweeps":
+            do_sweeps = True
+        elif a == "--jobs":
+            jobs = int(args.pop(0))
+        else:
+            rest.append(a)
+    out = out or os.path.join(build, "memento-eval")
+    for d in ("", "prof", "bin"):
+        os.makedirs(os.path.join(out, d), exist_ok=True)
+    names = sample_names(rest)
+    ev = Eval(build, out, preset, jobs)
+    binaries = {(n, "static"): os.path.join(build, "samples", n) for n in names}
+    bits_list = ["static"]
+    if profile:
+        bits_list.append("profiled")
+        futs = {n: ev.pool.submit(profiled_binary, build, out, n, preset) for n in names}
+        for n, f in futs.items():
+            binaries[(n, "profiled")] = f.result()
+    jobs_ = [((n, b, p), binaries[(n, b)], ov) for n in names for b in bits_list
+             for p, ov in POLICIES]
+    results = ev.runs(jobs_)
+    policies = [p for p, _ in POLICIES]
+    avgs = {}
+    for b in bits_list:
+        check_counts(results, names, b)
+        for p in policies[1:]:
+            avgs[(b, p)] = averages(results, names, b, p)
+        plots(out, results, names, policies, b)
+    summary = sweeps(ev, names, results) if do_sweeps else None
+    write_table(os.path.join(out, "table.md"), results, names, policies, bits_list, avgs,
+                preset, ev.rejected)
+    json.dump({"preset": preset,
+               "runs": [{"sample": n, "bits": b, "policy": p, **f}
+                        for (n, b, p), f in sorted(results.items()) if f],
+               "averages": [{"bits": b, "policy": p, **a} for (b, p), a in sorted(avgs.items())
+                            if a],
+               "sweeps": summary, "rejected": ev.rejected},
+              open(os.path.join(out, "results.json"), "w"), indent=1)
+    print(open(os.path.join(out, "table.md")).read())
+    print(f"written to {out}")
+
+
+if __name__ == "__main__":
+    main()
