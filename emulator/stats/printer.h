@@ -5,9 +5,9 @@
  * mem_stats.def in order, so the printers treat it as `const uint64_t *` indexed by the
  * field table below; this header needs no internal include, so tests can drive the
  * printers with synthetic vectors. Derived figures (hit rates, occupancy, stall
- * fractions, IPC, register-file energies) are computed here from counter names; a derived figure whose
- * denominator is 0, or whose counters are not declared, has no value (JSON null, "-" in
- * the summary).
+ * fractions, IPC, register-file energies) are computed here from counter names; a
+ * derived figure whose denominator is 0, or whose counters are not declared, has no
+ * value (JSON null, "-" in the summary).
  */
 #ifndef EMU_STATS_PRINTER_H
 #define EMU_STATS_PRINTER_H
