@@ -6,9 +6,11 @@
  * 64-bit near result meets the single write port (one register taken, one dropped);
  * a far write invalidates the cached copy; with a fixed STHLD of 0 the scheduler never
  * waits, with 31 it does; memento-pr never stalls for allocation; a module without
- * reuse bits counts every operand far.
+ * reuse bits counts every operand far; the dynamic STHLD steps exactly at its interval
+ * ends (seen in the interval series).
  */
 #include "400-timing-util.h"
+#include "stats/stats.h"
 
 #define CCU TM_BASE "rf.collector=ccu;core.sched=memento;memento.sthld=0;"
 
@@ -150,4 +152,21 @@ Test(memento_timing, no_reuse_bits_means_far)
     const char *body = "  add.u32 r2, r3, r7\n  add.u32 r5, r2, r9\n";
     Res x = measure(CCU, body, NULL, 0);
     cr_expect_eq(x.writes, 0, "no near result without the section");
+}
+
+Test(memento_timing, dynamic_sthld_steps_at_interval_ends)
+{
+    /* STHLD starts at 0; the first interval end (cycle 50) steps it to 1 whatever the
+     * IPC, the second (100) to 2 (state 2 steps +1 on S and on L) */
+    TmRun r;
+    run_reuse(&r, TM_BASE "rf.collector=ccu;core.sched=memento;memento.interval=50;"
+                  "emu.interval_cycles=50", busy_body, NULL, 0, 1, DIM(1024, 1, 1));
+    size_t n = 0;
+    const EmuInterval *iv = emu_launch_intervals(r.d, 0, &n);
+    cr_assert_gt(n, 3, "%zu intervals", n);
+    cr_expect_eq(iv[0].ctr.memento_sthld_cycles, 0);
+    cr_expect_eq(iv[1].ctr.memento_sthld_cycles, 50);
+    cr_expect_eq(iv[2].ctr.memento_sthld_cycles, 100);
+    cr_expect_geq(tm_ctr(&r, "memento.sthld_cycles"), 150);
+    tm_done(&r);
 }
