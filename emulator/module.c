@@ -49,6 +49,7 @@ static void clone_free(XGpubin *g)
     free(g->globals);
     free(g->files);
     free(g->lines);
+    free((uint8_t *)g->reuse);
     free(g);
 }
 
@@ -86,6 +87,10 @@ static int clone_tables(XGpubin *g, const XGpubin *s)
         bad |= !(g->files[g->nfiles] = dup_str(s->files[g->nfiles]));
     g->ntext = s->ntext;
     g->nlines = s->nlines;
+    if (s->reuse && !(g->reuse = dup_mem(s->reuse, s->ntext)))
+        bad = 1; /* the Memento reuse bits (the timing model's collectors) */
+    g->reuse_rthld = s->reuse_rthld;
+    g->reuse_source = s->reuse_source;
     return bad ? -1 : 0;
 }
 

@@ -57,7 +57,7 @@ Test(stats_printer, ratios_and_nulls)
     uint64_t *c = vec((const char *[]){"l1.hits", "l1.misses", "dram.row_hits",
                                        "dram.row_misses", NULL},
                       (const uint64_t[]){3, 1, 1, 3});
-    EmuStatView v = {c, 200, 100, 10, 32};
+    EmuStatView v = {c, 200, 100, 10, 32, {0}, 0};
     int ok;
     cr_expect_float_eq(derived(&v, "l1.hit_rate", &ok), 0.75, 1e-12);
     cr_expect(ok);
@@ -88,7 +88,7 @@ Test(stats_printer, occupancy_and_stall_shares)
     uint64_t *c = vec((const char *[]){"core.active_warp_cycles", "core.subcore_cycles",
                                        "core.issued", "stall.scoreboard", NULL},
                       (const uint64_t[]){640, 100, 25, 75});
-    EmuStatView v = {c, 10, 25, 2, 32}; /* 10 cycles x 2 SMs x 32 warps = 640 slots */
+    EmuStatView v = {c, 10, 25, 2, 32, {0}, 0}; /* 10 cycles x 2 SMs x 32 warps = 640 slots */
     int ok;
     cr_expect_float_eq(derived(&v, "occupancy", &ok), 1.0, 1e-12);
     cr_expect(ok);
@@ -108,8 +108,8 @@ Test(stats_printer, occupancy_and_stall_shares)
 Test(stats_printer, summary_table)
 {
     uint64_t *c = vec((const char *[]){"l1.hits", "l1.misses", NULL}, (const uint64_t[]){1, 3});
-    EmuSummaryRow rows[2] = {{"saxpy", 2, {c, 1000, 2500, 10, 32}},
-                             {"total", 2, {c, 1000, 2500, 10, 32}}};
+    EmuSummaryRow rows[2] = {{"saxpy", 2, {c, 1000, 2500, 10, 32, {0}, 0}},
+                             {"total", 2, {c, 1000, 2500, 10, 32, {0}, 0}}};
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);

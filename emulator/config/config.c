@@ -329,6 +329,60 @@ static int cfg_check_rules(const EmuConfig *c, char *err, size_t n)
     return 0;
 }
 
+long emu_config_sthld(const EmuConfig *c)
+{
+    if (strcmp(c->memento_sthld, "dynamic") == 0)
+        return -1;
+    uint64_t v;
+    if (parse_u64(c->memento_sthld, c->memento_sthld_max, &v))
+        return -2;
+    return (long)v;
+}
+
+/* The collector and Memento keys (docs/memento.md). */
+static int cfg_check_memento(const EmuConfig *c, char *err, size_t n)
+{
+    int ccu = strcmp(c->rf_collector, "ccu") == 0;
+    if (strcmp(c->rf_collector, "bow") == 0) {
+        snprintf(err, n, "rf.collector: bow (bypassing operand collectors) is not implemented "
+                         "yet; use ocu or ccu");
+        return -1;
+    }
+    if (strncmp(c->core_sched, "memento", 7) == 0 && !ccu) {
+        snprintf(err, n, "core.sched: %s needs rf.collector = ccu (got %s)", c->core_sched,
+                 c->rf_collector);
+        return -1;
+    }
+    if (c->rf_ct_entries < 1 || c->rf_ct_entries > 64) {
+        snprintf(err, n, "rf.ct_entries: must be 1..64, got %u", c->rf_ct_entries);
+        return -1;
+    }
+    if (emu_config_sthld(c) < -1) {
+        snprintf(err, n, "memento.sthld: expected dynamic or a number 0..%u "
+                         "(memento.sthld_max), got '%s'", c->memento_sthld_max, c->memento_sthld);
+        return -1;
+    }
+    if (c->memento_interval == 0) {
+        snprintf(err, n, "memento.interval: must be at least 1");
+        return -1;
+    }
+    if (c->memento_sl_boundary < 0) {
+        snprintf(err, n, "memento.sl_boundary: must not be negative");
+        return -1;
+    }
+    const struct { const char *key; double v; } energy[] = {
+        {"energy.bank_read", c->energy_bank_read}, {"energy.bank_write", c->energy_bank_write},
+        {"energy.xbar", c->energy_xbar},           {"energy.ct_read", c->energy_ct_read},
+        {"energy.ct_write", c->energy_ct_write},   {"energy.arbiter", c->energy_arbiter},
+    };
+    for (size_t i = 0; i < sizeof energy / sizeof energy[0]; i++)
+        if (energy[i].v < 0) {
+            snprintf(err, n, "%s: must not be negative", energy[i].key);
+            return -1;
+        }
+    return 0;
+}
+
 int emu_config_check(const EmuConfig *c, char *err, size_t n)
 {
     const struct { const char *key; uint64_t v; } positive[] = {
@@ -356,6 +410,8 @@ int emu_config_check(const EmuConfig *c, char *err, size_t n)
         snprintf(err, n, "gpu.max_threads_per_block: exceeds gpu.max_threads_per_sm");
         return -1;
     }
+    if (cfg_check_memento(c, err, n))
+        return -1;
     return cfg_check_rules(c, err, n);
 }
 

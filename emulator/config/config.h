@@ -67,6 +67,9 @@ int emu_config_load_file(EmuConfig *c, const char *path, char *err, size_t n);
 int emu_config_from_env(EmuConfig *c, char *err, size_t n);
 /* Cross-key validation (ranges, unsupported modes). */
 int emu_config_check(const EmuConfig *c, char *err, size_t n);
+/* memento.sthld: -1 for "dynamic", else the fixed value; -2 when it is neither (or above
+ * memento.sthld_max). */
+long emu_config_sthld(const EmuConfig *c);
 /* Value of key k as text (what a config file would say). */
 int emu_config_format(const EmuConfig *c, const EmuCfgKey *k, char *buf, size_t n);
 /* The row of a key, or NULL. */

@@ -5,7 +5,8 @@
  * Invariant: emu_stat_fields[i] describes the i-th uint64_t of TmCounters (the struct
  * holds nothing else), so a TmCounters pointer is read as a counter vector. Derived
  * figures name their counters as text, so a figure whose counters a .def does not (yet)
- * declare is simply null; every stall.* counter also gets a "_fraction" figure: its share
+ * declare is simply null; the register-file energies multiply event counters by the
+ * energy.* keys the view carries; every stall.* counter also gets a "_fraction" figure: its share
  * of the issue slots (core.subcore_cycles), or of all stall.* counters without that.
  */
 #include <json-c/json.h>
@@ -83,11 +84,33 @@ static const StatRatio stat_ratios[] = {
      "shared-memory bank-conflict cycles per shared-memory access"},
     {"core.issued_fraction", "core.issued", {ISSUE_SLOTS, NULL},
      "issue slots that issued / all issue slots"},
+    {"rf.ct_hit_rate", "rf.ct_hits", {"rf.ct_hits", "rf.ct_misses"},
+     "caching collectors: source registers found in the cache table / all looked up"},
 };
 #define NRATIOS (sizeof stat_ratios / sizeof stat_ratios[0])
 
-/* Fixed figures after the ratios: IPC and occupancy. */
-enum { DERIVED_IPC = NRATIOS, DERIVED_OCCUPANCY, NFIXED };
+/* Register-file dynamic energy (docs/memento.md): events x energy.* per event. Each class
+ * sums up to two counters; `energy` indexes EmuStatView.energy. */
+typedef struct StatEnergy {
+    const char *name, *ctr[2];
+    int energy;
+    const char *desc;
+} StatEnergy;
+
+static const StatEnergy stat_energy[] = {
+    {"energy.bank_read", {"rf.bank_reads", NULL}, 0, "rf.bank_reads x energy.bank_read"},
+    {"energy.bank_write", {"rf.bank_writes", NULL}, 1, "rf.bank_writes x energy.bank_write"},
+    {"energy.xbar", {"rf.xbar_transfers", NULL}, 2, "rf.xbar_transfers x energy.xbar"},
+    {"energy.ct_read", {"rf.ct_reads", NULL}, 3, "rf.ct_reads x energy.ct_read"},
+    {"energy.ct_write", {"rf.ct_fills", "rf.ct_writes"}, 4,
+     "(rf.ct_fills + rf.ct_writes) x energy.ct_write"},
+    {"energy.arbiter", {"rf.arbiter_grants", NULL}, 5, "rf.arbiter_grants x energy.arbiter"},
+};
+#define NENERGY (sizeof stat_energy / sizeof stat_energy[0])
+
+/* Fixed figures after the ratios: IPC, occupancy, the energies and their total. */
+enum { DERIVED_IPC = NRATIOS, DERIVED_OCCUPANCY, DERIVED_ENERGY,
+       DERIVED_ENERGY_TOTAL = DERIVED_ENERGY + NENERGY, NFIXED };
 #define OCCUPANCY_COUNTER "core.active_warp_cycles"
 
 static size_t nstalls(void)
@@ -120,6 +143,10 @@ const char *emu_stat_derived_name(size_t i)
         return "ipc";
     if (i == DERIVED_OCCUPANCY)
         return "occupancy";
+    if (i >= DERIVED_ENERGY && i < DERIVED_ENERGY_TOTAL)
+        return stat_energy[i - DERIVED_ENERGY].name;
+    if (i == DERIVED_ENERGY_TOTAL)
+        return "energy.rf_dynamic";
     size_t f = stall_field(i - NFIXED);
     return f < NFIELDS ? emu_stat_fields[f].fraction : NULL;
 }
@@ -132,6 +159,10 @@ const char *emu_stat_derived_desc(size_t i)
         return "warp instructions / cycles";
     if (i == DERIVED_OCCUPANCY)
         return OCCUPANCY_COUNTER " / (cycles x gpu.sm_count x max warps per SM)";
+    if (i >= DERIVED_ENERGY && i < DERIVED_ENERGY_TOTAL)
+        return stat_energy[i - DERIVED_ENERGY].desc;
+    if (i == DERIVED_ENERGY_TOTAL)
+        return "register-file dynamic energy: the sum of the energy.* figures";
     return "issue slots lost to this stall cause / " ISSUE_SLOTS " (or / all stall.*)";
 }
 
@@ -174,6 +205,20 @@ static int stall_fraction(size_t j, const EmuStatView *v, double *out)
     return ratio((double)v->ctr[emu_stat_fields[f].offset / sizeof(uint64_t)], sum, out);
 }
 
+/* Energy class k: its events x its per-event energy; -1 without counters. */
+static int energy_value(size_t k, const EmuStatView *v, double *out)
+{
+    const StatEnergy *e = &stat_energy[k];
+    if (!v->ctr || emu_stat_field_index(e->ctr[0]) < 0 ||
+        (e->ctr[1] && emu_stat_field_index(e->ctr[1]) < 0))
+        return -1;
+    double n = (double)emu_stat_get(v, e->ctr[0]);
+    if (e->ctr[1])
+        n += (double)emu_stat_get(v, e->ctr[1]);
+    *out = n * v->energy[e->energy];
+    return 0;
+}
+
 int emu_stat_derived(size_t i, const EmuStatView *v, double *out)
 {
     if (i < NRATIOS)
@@ -185,6 +230,18 @@ int emu_stat_derived(size_t i, const EmuStatView *v, double *out)
             return -1;
         double slots = (double)v->cycles * v->sm_count * v->max_warps_per_sm;
         return ratio((double)emu_stat_get(v, OCCUPANCY_COUNTER), slots, out);
+    }
+    if (i >= DERIVED_ENERGY && i < DERIVED_ENERGY_TOTAL)
+        return energy_value(i - DERIVED_ENERGY, v, out);
+    if (i == DERIVED_ENERGY_TOTAL) {
+        double sum = 0, x;
+        for (size_t k = 0; k < NENERGY; k++) {
+            if (energy_value(k, v, &x))
+                return -1;
+            sum += x;
+        }
+        *out = sum;
+        return 0;
     }
     return stall_fraction(i - NFIXED, v, out);
 }
@@ -204,5 +261,7 @@ struct json_object *emu_stats_timing_json(const EmuStatView *v)
         json_object_object_add(o, emu_stat_derived_name(i),
                                emu_stat_derived(i, v, &x) ? NULL : json_object_new_double(x));
     }
+    json_object_object_add(o, "energy.placeholder",
+                           json_object_new_boolean(v->energy_placeholder));
     return o;
 }

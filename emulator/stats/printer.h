@@ -5,9 +5,9 @@
  * mem_stats.def in order, so the printers treat it as `const uint64_t *` indexed by the
  * field table below; this header needs no internal include, so tests can drive the
  * printers with synthetic vectors. Derived figures (hit rates, occupancy, stall
- * fractions, IPC) are computed here from counter names; a derived figure whose
- * denominator is 0, or whose counters are not declared, has no value (JSON null, "-" in
- * the summary).
+ * fractions, IPC, register-file energies) are computed here from counter names; a
+ * derived figure whose denominator is 0, or whose counters are not declared, has no
+ * value (JSON null, "-" in the summary).
  */
 #ifndef EMU_STATS_PRINTER_H
 #define EMU_STATS_PRINTER_H
@@ -31,6 +31,9 @@ typedef struct EmuStatView {
     uint64_t warp_insns;       /* warp instructions issued */
     uint32_t sm_count;         /* gpu.sm_count */
     uint32_t max_warps_per_sm; /* gpu.max_threads_per_sm / 32 */
+    double energy[6];          /* energy.* per event: bank_read, bank_write, xbar, ct_read,
+                                * ct_write, arbiter (0: no energy figures' inputs) */
+    int energy_placeholder;    /* energy.placeholder */
 } EmuStatView;
 
 /* Derived figures: name (e.g. "l1.hit_rate"), and value: 0 and *out, or -1 (null). */

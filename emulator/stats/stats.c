@@ -36,6 +36,11 @@ static void view_init(const EmuDevice *d, EmuStatView *v)
     memset(v, 0, sizeof *v);
     v->sm_count = d->cfg.gpu_sm_count;
     v->max_warps_per_sm = d->cfg.gpu_max_threads_per_sm / XGPU_WARP_SIZE;
+    const EmuConfig *c = &d->cfg;
+    const double e[6] = {c->energy_bank_read, c->energy_bank_write, c->energy_xbar,
+                         c->energy_ct_read,   c->energy_ct_write,   c->energy_arbiter};
+    memcpy(v->energy, e, sizeof e);
+    v->energy_placeholder = c->energy_placeholder;
 }
 
 void emu_stats_view(const EmuDevice *d, size_t i, EmuStatView *v)
@@ -131,6 +136,11 @@ static json_object *intervals_json(const EmuDevice *d, size_t i)
         json_object_object_add(o, "cycles", json_object_new_uint64(iv[k].cycles));
         json_object_object_add(o, "warp_instructions", json_object_new_uint64(v.warp_insns));
         json_object_object_add(o, "ipc", ipc_json(&v));
+        if (strncmp(d->cfg.core_sched, "memento", 7) == 0 && v.cycles) /* mean STHLD */
+            json_object_object_add(
+                o, "sthld",
+                json_object_new_double((double)emu_stat_get(&v, "memento.sthld_cycles") /
+                                       (double)v.cycles));
         for (size_t f = 0; f < emu_stat_nfields(); f++) {
             const char *name = emu_stat_field_name(f);
             if (strncmp(name, EMU_STAT_STALL_PREFIX, pre) == 0)

@@ -12,7 +12,7 @@
 typedef struct SumCol {
     const char *head;    /* column title */
     const char *derived; /* derived-figure name */
-    int percent;         /* print as a percentage */
+    int percent;         /* 1: print as a percentage; 2: as a large number */
 } SumCol;
 
 static const SumCol sum_cols[] = {
@@ -21,6 +21,8 @@ static const SumCol sum_cols[] = {
     {"L1 hit", "l1.hit_rate", 1},
     {"L2 hit", "l2.hit_rate", 1},
     {"row hit", "dram.row_hit_rate", 1},
+    {"CT hit", "rf.ct_hit_rate", 1},
+    {"RF E", "energy.rf_dynamic", 2},
 };
 #define NCOLS (sizeof sum_cols / sizeof sum_cols[0])
 
@@ -39,6 +41,8 @@ static void print_cell(FILE *f, const SumCol *c, const EmuStatView *v)
     double x;
     if (i < 0 || emu_stat_derived((size_t)i, v, &x))
         fprintf(f, " %8s", "-");
+    else if (c->percent == 2)
+        fprintf(f, " %8.3g", x);
     else if (c->percent)
         fprintf(f, " %7.1f%%", 100 * x);
     else

@@ -41,6 +41,8 @@ typedef struct TmInsn {
     uint8_t src[TM_MAXSRC]; /* architectural registers read (RZ dropped) */
     uint8_t dst[TM_MAXDST]; /* registers written */
     uint64_t regs[4];       /* bit r: register r is read or written (scoreboard check) */
+    uint16_t src_near;      /* bit i: src[i]'s next reuse is near (Memento reuse bits) */
+    uint8_t dst_near;       /* bit i: dst[i]'s next reuse is near */
 } TmInsn;
 
 /* Issue-stall causes, best (closest to issuing) last. */
@@ -60,6 +62,8 @@ typedef struct TmWarp {
     uint64_t age;       /* launch order (gto: oldest first) */
     uint32_t inflight;  /* instructions issued and not yet written back / completed */
     uint32_t long_ops;  /* of them, memory and SFU ones (two-level demotion) */
+    uint16_t ccu;       /* rf.collector = ccu: 1 + the collector it owns in its sub-core;
+                         * 0: none */
 } TmWarp;
 
 /* A resident CTA. */
@@ -82,6 +86,12 @@ typedef struct TmBank {
     Cycle written;       /* last cycle a write-back took the bank */
 } TmBank;
 
+/* One cache-table entry of a caching collector (ccu.c). */
+typedef struct TmCtEntry {
+    uint8_t valid, tag, lock, near;
+    uint64_t used;       /* LRU stamp (TmSm.ct_clock when last touched) */
+} TmCtEntry;
+
 typedef struct TmOcu {
     int busy;
     uint16_t slot;       /* warp */
@@ -93,6 +103,9 @@ typedef struct TmOcu {
     uint32_t acc_next;   /* memory: accesses handed to the LD/ST unit so far */
     int wb;              /* memory: its write-back entry, once dispatch started; else -1 */
     EmuStep step;        /* what the functional core executed (accesses) */
+    TmCtEntry *ct;       /* rf.collector = ccu: the cache table; NULL for a plain OCU */
+    uint16_t owner;      /* ccu: 1 + the warp slot that owns the CT; 0: none */
+    Cycle wport;         /* ccu: last cycle the CT's write port took a result */
 } TmOcu;
 
 /* An instruction between dispatch and write-back. */
@@ -100,6 +113,7 @@ typedef struct TmWb {
     int live;
     uint16_t sc, slot;
     uint8_t ndst, is_long, queued; /* queued: in the ready heap */
+    uint8_t dst_near;   /* bit i: dst[i] is a near result (ccu.c) */
     uint8_t dst[TM_MAXDST];
     uint32_t waiting;   /* memory accesses still outstanding */
     Cycle at;           /* result ready (TM_NEVER while waiting) */
@@ -114,7 +128,10 @@ typedef struct TmSubcore {
     uint32_t nslots;
     TmSched *sched;
     TmBank *bank;        /* rf.banks_per_subcore */
-    TmOcu *ocu;          /* rf.collectors_per_subcore */
+    TmOcu *ocu;          /* nocu collectors */
+    uint32_t nocu;       /* rf.collectors_per_subcore; memento-pr: one per warp slot */
+    uint32_t mcounter;   /* memento.counter_scope = subcore: the allocation stall counter */
+    uint8_t last_alloc;  /* TmAllocStall of the last scan (repeated like last_stall) */
     Cycle unit_next[TC_COUNT]; /* first cycle each unit accepts a dispatch (II) */
     uint8_t last_stall;  /* TmStall of the last cycle evaluated (idle skipping) */
     uint32_t wb_used;    /* write-back ports used this cycle */
@@ -154,7 +171,21 @@ struct TmSm {
     Cycle wake;            /* next cycle the SM must tick (gpu.c sleeps it until then) */
     Cycle slept;           /* cycles slept and not yet accounted (tm_sm_settle) */
     int stir;              /* this tick changed state without reporting work */
+    uint8_t ccu;           /* rf.collector = ccu */
+    uint8_t alloc;         /* TmAlloc: how collectors are given to warps */
+    uint32_t mcounter;     /* memento: the SM's allocation stall counter */
+    uint64_t ct_clock;     /* ccu: LRU stamps */
 };
+
+/* How an instruction gets its collector (sm.c, memento.c). */
+typedef enum TmAlloc {
+    TA_RANDOM,  /* a free one at random (the baseline, and ccu with other schedulers) */
+    TA_MEMENTO, /* Memento's allocator: own CCU, else far-only free, else STHLD wait */
+    TA_PRIVATE, /* memento-pr: each warp slot has its own CCU */
+} TmAlloc;
+
+/* Why a collector could not be given (counted per issue slot). */
+typedef enum TmAllocStall { TAS_NONE, TAS_WAIT, TAS_NONE_FREE } TmAllocStall;
 
 /* scoreboard.c */
 void tm_sb_set(TmWarp *w, const TmInsn *ti);
@@ -175,8 +206,26 @@ int tm_rf_arbitrate(TmSm *sm, TmSubcore *sc, Cycle now);
 int tm_rf_write(TmSm *sm, TmSubcore *sc, unsigned r, Cycle now);
 int tm_rf_bank_free(const TmSm *sm, const TmSubcore *sc, unsigned r, Cycle now);
 
+/* Queues one bank read of register r for collector ocu. */
+void tm_rf_queue(TmSm *sm, TmSubcore *sc, uint16_t ocu, unsigned r, Cycle now);
+
 /* ocu.c: operand collectors */
 int tm_ocu_alloc(TmSm *sm, TmSubcore *sc); /* a free OCU picked at random, or -1 */
+
+/* ccu.c: caching collectors (rf.collector = ccu) */
+int tm_ccu_init(TmOcu *o, uint32_t entries);
+/* Empties collector idx's CT and ends its ownership. */
+void tm_ccu_flush(TmSm *sm, TmSubcore *sc, uint32_t idx);
+/* Whether o's CT holds a valid near entry. */
+int tm_ccu_has_near(const TmSm *sm, const TmOcu *o);
+/* At issue: warp slot takes collector idx for ti: ownership, CT lookups, bank reads for
+ * the misses; sets reads_left. */
+void tm_ccu_fill(TmSm *sm, TmSubcore *sc, uint32_t idx, uint16_t slot, const TmInsn *ti,
+                 Cycle now);
+/* At dispatch: the entries the instruction locked are free to go. */
+void tm_ccu_unlock(TmSm *sm, TmOcu *o);
+/* At write-back of register r of warp slot (near: its reuse bit). */
+void tm_ccu_write(TmSm *sm, TmSubcore *sc, uint16_t slot, unsigned r, int near, Cycle now);
 int tm_ocu_dispatch(TmSm *sm, TmSubcore *sc, Cycle now);
 
 /* units.c */

@@ -27,6 +27,9 @@
  * `cycles` counts cycles 0 .. last. A launch with no event pending that is not done is a
  * bug in the model: it dumps every unit and fails with EMU_ERR_LAUNCH_FAILURE.
  *
+ * Memento's dynamic STHLD (mech/memento.c) changes only at its interval ends, which the
+ * loop stops at like interval records, so skipping cannot move them.
+ *
  * Determinism: one splitmix64 generator (rng.h) per launch, seeded from emu.seed; no
  * host time or host address influences any decision.
  */
@@ -69,7 +72,21 @@ static unsigned operand_regs(const XInsn *in, int dst, unsigned i, uint8_t *out,
     return n;
 }
 
-static void insn_info(const EmuConfig *c, const XInsn *in, TmInsn *t)
+/* Sets bit k of *near for every register of operand slot i (dst or src) in list
+ * out[0..n): a register named by several operands is near if any of them is. */
+static void mark_near(const XInsn *in, int dst, unsigned i, const uint8_t *out, unsigned n,
+                      uint16_t *near)
+{
+    unsigned r = dst ? in->dst[i] : in->src[i], k = xisa_operand_regs(in, dst, i);
+    for (unsigned j = 0; j < k && r != XREG_RZ; j++)
+        for (unsigned m = 0; m < n; m++)
+            if (out[m] == r + j)
+                *near |= (uint16_t)(1u << m);
+}
+
+/* reuse: the instruction's Memento reuse byte (XREUSE_*; 0 without the section: all far).
+ * A 64-bit operand's bit covers both registers of the pair. */
+static void insn_info(const EmuConfig *c, const XInsn *in, uint8_t reuse, TmInsn *t)
 {
     memset(t, 0, sizeof *t);
     t->cls = (uint8_t)insn_class(in);
@@ -78,6 +95,14 @@ static void insn_info(const EmuConfig *c, const XInsn *in, TmInsn *t)
         t->ndst = (uint8_t)operand_regs(in, 1, i, t->dst, t->ndst, TM_MAXDST);
     for (unsigned i = 0; i < 6; i++)
         t->nsrc = (uint8_t)operand_regs(in, 0, i, t->src, t->nsrc, TM_MAXSRC);
+    uint16_t dn = 0;
+    for (unsigned i = 0; i < 2; i++)
+        if (reuse & XREUSE_DST(i))
+            mark_near(in, 1, i, t->dst, t->ndst, &dn);
+    for (unsigned i = 0; i < 6; i++)
+        if (reuse & XREUSE_SRC(i))
+            mark_near(in, 0, i, t->src, t->nsrc, &t->src_near);
+    t->dst_near = (uint8_t)dn;
     if (t->cls == TC_CTRL)
         t->ndst = 0; /* control results (barred, vprintf) are written at issue */
     for (unsigned i = 0; i < t->nsrc; i++)
@@ -112,8 +137,13 @@ static EmuStatus gpu_setup(TmGpu *g, const EmuModule *m, int kernel, char *err, 
     g->info = calloc(g->kc->count ? g->kc->count : 1, sizeof *g->info);
     if (!g->info)
         return EMU_ERR_OUT_OF_MEMORY;
-    for (uint32_t pc = 0; pc < g->kc->count; pc++)
-        insn_info(c, &m->bin->text[k->code_start + pc], &g->info[pc]);
+    for (uint32_t pc = 0; pc < g->kc->count; pc++) {
+        uint32_t at = k->code_start + pc;
+        uint8_t reuse = m->bin->reuse && at < m->bin->ntext ? m->bin->reuse[at] : 0;
+        insn_info(c, &m->bin->text[at], reuse, &g->info[pc]);
+    }
+    if (tm_memento_setup(g, err, n))
+        return EMU_ERR_INVALID_CONFIG;
     if (!c->core_mem_latency && !(g->mem = memsys_new(c, &g->ctr, err, n)))
         return EMU_ERR_INVALID_CONFIG;
     g->recv_head = g->mem ? memsys_recv_heads(g->mem) : NULL;
@@ -223,10 +253,11 @@ static int gpu_cycle(TmGpu *g)
 }
 
 /* Accounts every SM's sleep, before the counters are read. */
-static void gpu_settle(TmGpu *g)
+static void gpu_settle(TmGpu *g, Cycle upto)
 {
     for (uint32_t i = 0; i < g->nsm; i++)
         tm_sm_settle(g->sm[i]);
+    tm_memento_settle(g, upto);
 }
 
 static EmuStatus gpu_run(TmGpu *g, EmuFault *fault)
@@ -250,11 +281,15 @@ static EmuStatus gpu_run(TmGpu *g, EmuFault *fault)
             next = g->now + 1;
         if (interval && next > next_rec) /* stop at the next record */
             next = next_rec;
+        if (next > tm_memento_next(g)) /* and at Memento's next STHLD interval end */
+            next = tm_memento_next(g);
         for (uint32_t i = 0; i < g->nsm && next > g->now + 1; i++)
             tm_sm_skip(g->sm[i], next - g->now - 1);
         g->now = next;
+        if (g->now >= tm_memento_next(g))
+            tm_memento_interval(g);
         if (interval && g->now >= next_rec) {
-            gpu_settle(g);
+            gpu_settle(g, g->now);
             emu_interval_record(g->d, g->now, g->ctr.warp_insns, &g->ctr);
             next_rec = g->now - g->now % interval + interval;
         }
@@ -276,7 +311,7 @@ EmuStatus tm_launch(EmuDevice *d, EmuModule *m, int kernel, EmuExec *x, EmuFault
     if (!s) {
         emu_series_begin(d, m->bin->kernels[kernel].name, &g->ctr);
         s = gpu_run(g, fault);
-        gpu_settle(g);
+        gpu_settle(g, g->now + 1);
         emu_series_end(d, g->now + 1, g->ctr.warp_insns, &g->ctr);
     }
     if (s && g->fw) {

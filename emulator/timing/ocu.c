@@ -6,13 +6,14 @@
  * are ready in the same cycle dispatch oldest first. A memory instruction dispatches
  * when the LD/ST unit has taken every access (one space per TmAccess; ldst_issue may
  * refuse, and the OCU then retries the next cycle), or with core.mem_latency set, into
- * an ideal memory that answers after that many cycles.
+ * an ideal memory that answers after that many cycles. A caching collector (ccu.c) is
+ * the same unit with a cache table: at dispatch its entries are unlocked and kept.
  */
 #include "timing/core.h"
 
 int tm_ocu_alloc(TmSm *sm, TmSubcore *sc)
 {
-    uint32_t n = sm->cfg->rf_collectors_per_subcore, nfree = n - sc->ocu_busy;
+    uint32_t n = sc->nocu, nfree = n - sc->ocu_busy;
     if (!nfree)
         return -1;
     uint32_t pick = nfree > 1 ? tm_rng_below(sm->rng, nfree) : 0;
@@ -66,6 +67,9 @@ static int dispatch_one(TmSm *sm, TmSubcore *sc, TmOcu *o, Cycle now)
     if (sm->wb[o->wb].at == TM_NEVER && !o->step.nacc)
         sm->wb[o->wb].at = now + 1; /* no lane touched memory */
     tm_wb_ready(sm, (uint32_t)o->wb);
+    sm->ctr->rf_ct_reads += o->ti->nsrc; /* the operands leave collector storage */
+    if (o->ct)
+        tm_ccu_unlock(sm, o);
     o->busy = 0;
     sc->ocu_busy--;
     sc->ocu_collected--;
@@ -76,7 +80,7 @@ static int dispatch_one(TmSm *sm, TmSubcore *sc, TmOcu *o, Cycle now)
 int tm_ocu_dispatch(TmSm *sm, TmSubcore *sc, Cycle now)
 {
     int work = 0;
-    uint32_t n = sm->cfg->rf_collectors_per_subcore;
+    uint32_t n = sc->nocu;
     if (!sc->ocu_collected)
         return 0;
     uint64_t after = 0; /* seq of the last one tried: oldest first, each tried once */

@@ -9,14 +9,17 @@
  * the oldest request of each bank the write-back left free. A request queued at cycle t
  * is first eligible at t + 1; one granted later than that waited behind another access
  * of its bank and counts as a bank conflict. An OCU can take one operand per bank per
- * cycle, which a bank granting one read per cycle already guarantees.
+ * cycle, which a bank granting one read per cycle already guarantees. A caching
+ * collector (ccu.c) queues only the registers its cache table misses (tm_rf_queue).
+ * Every grant is one arbiter grant, one crossbar transfer and one write into collector
+ * storage (the energy events, docs/memento.md).
  */
 #include <stdlib.h>
 #include "timing/core.h"
 
 int tm_rf_init(TmSubcore *sc, const EmuConfig *cfg)
 {
-    uint32_t nb = cfg->rf_banks_per_subcore, cap = cfg->rf_collectors_per_subcore * TM_MAXSRC;
+    uint32_t nb = cfg->rf_banks_per_subcore, cap = sc->nocu * TM_MAXSRC;
     sc->bank = calloc(nb, sizeof *sc->bank);
     if (!sc->bank)
         return -1;
@@ -52,6 +55,13 @@ void tm_rf_request(TmSm *sm, TmSubcore *sc, uint16_t ocu, const TmInsn *ti, Cycl
     sc->ocu_collected += !ti->nsrc;
 }
 
+void tm_rf_queue(TmSm *sm, TmSubcore *sc, uint16_t ocu, unsigned r, Cycle now)
+{
+    TmBank *b = bank_of(sm, sc, r);
+    b->q[(b->head + b->len++) % b->cap] = (TmRead){ocu, now};
+    sc->reads_queued++;
+}
+
 int tm_rf_arbitrate(TmSm *sm, TmSubcore *sc, Cycle now)
 {
     int work = 0;
@@ -67,6 +77,9 @@ int tm_rf_arbitrate(TmSm *sm, TmSubcore *sc, Cycle now)
         sc->ocu_collected += --sc->ocu[r->ocu].reads_left == 0;
         sc->reads_queued--;
         sm->ctr->rf_bank_reads++;
+        sm->ctr->rf_arbiter_grants++;
+        sm->ctr->rf_xbar++;
+        sm->ctr->rf_ct_fills++;
         sm->ctr->rf_bank_conflicts += r->since + 1 < now;
         b->head = (b->head + 1) % b->cap;
         b->len--;

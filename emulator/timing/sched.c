@@ -8,6 +8,9 @@
  * two-level: an active set of core.sched_active warps scheduled round robin; a warp of
  *   the set that stalls on a long-latency operation (a pending memory or SFU result, or
  *   a barrier) moves to the back of the pending FIFO and the FIFO's head joins the set.
+ * memento, memento-pr: Memento's priority (SPEC.md §1.5): the warp that issued last,
+ *   then the warps that own a caching collector oldest first, then the others oldest
+ *   first; their collectors are allocated by mech/memento.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +54,22 @@ static uint32_t gto_order(TmSched *s, const TmSm *sm, const TmSubcore *sc,
     }
     *order = s->gto;
     return s->nage;
+}
+
+/* Greedy warp, then owners of a caching collector by age, then the rest by age. */
+static uint32_t memento_order(TmSched *s, const TmSm *sm, const TmSubcore *sc,
+                              const uint16_t **order, uint16_t *out)
+{
+    (void)sc;
+    *order = out;
+    uint32_t n = 0;
+    if (s->greedy >= 0)
+        out[n++] = (uint16_t)s->greedy;
+    for (int owners = 1; owners >= 0; owners--)
+        for (uint32_t k = 0; k < s->nage; k++)
+            if ((int)s->byage[k] != s->greedy && (sm->warp[s->byage[k]].ccu != 0) == owners)
+                out[n++] = s->byage[k];
+    return n;
 }
 
 /* --- two-level ------------------------------------------------------------------------- */
@@ -103,6 +122,8 @@ static const TmSchedOps sched_ops[] = {
     {"lrr",         lrr_order,       note_issued,     NULL},
     {"gto",         gto_order,       note_issued,     NULL},
     {"two-level",   two_order,       note_issued,     two_long_stall},
+    {"memento",     memento_order,   note_issued,     NULL},
+    {"memento-pr",  memento_order,   note_issued,     NULL},
 };
 
 const TmSchedOps *tm_sched_find(const char *name)

@@ -1,8 +1,8 @@
 /*
  * sched.h - issue scheduler policies, one vtable per policy chosen by name
- * (core.sched): lrr, gto, two-level. A policy sees the warp slots of one sub-core and
- * writes, every cycle, the order in which the sub-core tries them; the first that can
- * issue does. It hears which warp issued and which warp stalled on a long-latency
+ * (core.sched): lrr, gto, two-level, memento, memento-pr. A policy sees the warp slots of
+ * one sub-core and writes, every cycle, the order in which the sub-core tries them; the
+ * first that can issue does. It hears which warp issued and which warp stalled on a long-latency
  * operation (memory or SFU result, barrier), which two-level uses to rotate its active
  * set.
  */

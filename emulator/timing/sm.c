@@ -23,6 +23,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include "mech/memento.h"
 #include "timing/sched.h"
 #include "timing/sm.h"
 
@@ -32,10 +33,14 @@ static int sc_init(TmSm *sm, TmSubcore *sc, uint32_t id, const TmSchedOps *ops)
     sc->id = id;
     sc->nslots = (sm->max_warps + sm->nsc - 1 - id) / sm->nsc;
     sc->slots = calloc(sc->nslots + 1, sizeof *sc->slots);
-    sc->ocu = calloc(cfg->rf_collectors_per_subcore, sizeof *sc->ocu);
+    sc->nocu = sm->alloc == TA_PRIVATE ? sc->nslots : cfg->rf_collectors_per_subcore;
+    sc->ocu = calloc(sc->nocu ? sc->nocu : 1, sizeof *sc->ocu);
     sc->sched = tm_sched_new(ops, sc->nslots, cfg->core_sched_active);
     if (!sc->slots || !sc->ocu || !sc->sched || tm_rf_init(sc, cfg))
         return -1;
+    for (uint32_t k = 0; k < sc->nocu && sm->ccu; k++)
+        if (tm_ccu_init(&sc->ocu[k], cfg->rf_ct_entries))
+            return -1;
     for (uint32_t k = 0; k < sc->nslots; k++)
         sc->slots[k] = (uint16_t)(id + k * sm->nsc);
     return 0;
@@ -53,6 +58,18 @@ TmSm *tm_sm_new(TmGpu *g, uint32_t id, char *err, size_t n)
         return NULL;
     }
     sm->id = id, sm->gpu = g, sm->cfg = cfg, sm->ctr = &g->ctr, sm->rng = &g->rng;
+    sm->ccu = strcmp(cfg->rf_collector, "ccu") == 0;
+    sm->alloc = strcmp(cfg->core_sched, "memento") == 0      ? TA_MEMENTO
+                : strcmp(cfg->core_sched, "memento-pr") == 0 ? TA_PRIVATE
+                                                              : TA_RANDOM;
+    if (strcmp(cfg->rf_collector, "bow") == 0 || (sm->alloc != TA_RANDOM && !sm->ccu)) {
+        if (strcmp(cfg->rf_collector, "bow") == 0)
+            snprintf(err, n, "rf.collector: bow is not implemented yet");
+        else
+            snprintf(err, n, "core.sched: %s needs rf.collector = ccu", cfg->core_sched);
+        free(sm);
+        return NULL;
+    }
     sm->max_warps = cfg->gpu_max_threads_per_sm / XGPU_WARP_SIZE;
     sm->nsc = cfg->core_subcores;
     sm->warp = calloc(sm->max_warps, sizeof *sm->warp);
@@ -83,6 +100,8 @@ void tm_sm_free(TmSm *sm)
         tm_rf_free(&sm->sc[i], sm->cfg);
         tm_sched_free(sm->sc[i].sched);
         free(sm->sc[i].slots);
+        for (uint32_t k = 0; sm->sc[i].ocu && k < sm->sc[i].nocu; k++)
+            free(sm->sc[i].ocu[k].ct);
         free(sm->sc[i].ocu);
     }
     for (uint32_t i = 0; sm->cta && i < sm->cfg->core_max_ctas_per_sm; i++) {
@@ -166,6 +185,8 @@ void tm_sm_warp_done(TmSm *sm, uint16_t slot)
     TmWarp *w = &sm->warp[slot];
     TmCta *t = w->cta;
     TmGpu *g = sm->gpu;
+    if (w->ccu) /* a later warp in this slot must not see this one's registers */
+        tm_ccu_flush(sm, &sm->sc[slot % sm->nsc], w->ccu - 1u);
     tm_sched_remove(sm->sc[slot % sm->nsc].sched, slot);
     sm->sc[slot % sm->nsc].issue_wake = 0;
     *w = (TmWarp){0};
@@ -240,7 +261,10 @@ static void issue(TmSm *sm, TmSubcore *sc, uint16_t slot, const TmInsn *ti, int 
         o->busy = 1, o->slot = slot, o->cls = ti->cls, o->reads_left = ti->nsrc;
         o->issued = now, o->seq = sm->seq++, o->ti = ti, o->acc_next = 0, o->wb = -1;
         sc->ocu_busy++;
-        tm_rf_request(sm, sc, (uint16_t)ocu, ti, now);
+        if (sm->ccu)
+            tm_ccu_fill(sm, sc, (uint32_t)ocu, slot, ti, now);
+        else
+            tm_rf_request(sm, sc, (uint16_t)ocu, ti, now);
         tm_sb_set(w, ti);
         w->inflight++;
         w->long_ops += ti->cls == TC_LDST || ti->cls == TC_SFU;
@@ -256,10 +280,31 @@ static void issue(TmSm *sm, TmSubcore *sc, uint16_t slot, const TmInsn *ti, int 
         tm_sm_warp_done(sm, slot);
 }
 
-/* Why warp slot cannot issue now (TS_ISSUED: it can); *ocu gets a free collector. */
-static unsigned can_issue(TmSm *sm, TmSubcore *sc, const TmWarp *w, const TmInsn **ti,
+/* The collector for warp slot's instruction (>= 0), or TM_PICK_BUSY / TM_PICK_STOP with
+ * sc->last_alloc saying why. */
+static int pick_collector(TmSm *sm, TmSubcore *sc, uint16_t slot)
+{
+    unsigned why = TAS_NONE;
+    int ocu;
+    if (sm->alloc == TA_RANDOM) {
+        ocu = tm_ocu_alloc(sm, sc);
+        why = ocu < 0 && sm->ccu ? TAS_NONE_FREE : TAS_NONE;
+    } else {
+        ocu = tm_memento_pick(sm, sc, slot, &why);
+    }
+    if (why == TAS_WAIT) /* the stall counter moved: scan again next cycle */
+        sm->stir = 1;
+    if (why > sc->last_alloc)
+        sc->last_alloc = (uint8_t)why;
+    return ocu;
+}
+
+/* Why warp slot cannot issue now (TS_ISSUED: it can); *ocu gets a free collector, or
+ * TM_PICK_STOP when the scheduler must issue nothing more this cycle. */
+static unsigned can_issue(TmSm *sm, TmSubcore *sc, uint16_t slot, const TmInsn **ti,
                           int *ocu, Cycle now)
 {
+    const TmWarp *w = &sm->warp[slot];
     const EmuWarp *fw = w->fw;
     if (fw->state == EW_DONE)
         return TS_NO_WARP;
@@ -279,7 +324,7 @@ static unsigned can_issue(TmSm *sm, TmSubcore *sc, const TmWarp *w, const TmInsn
         return cls == TC_LDST ? TS_MEM : TS_UNIT;
     if (cls == TC_LDST && sc->mem_blocked)
         return TS_MEM;
-    if ((*ocu = tm_ocu_alloc(sm, sc)) < 0)
+    if ((*ocu = pick_collector(sm, sc, slot)) < 0)
         return TS_COLLECTOR;
     return TS_ISSUED;
 }
@@ -288,6 +333,10 @@ static unsigned can_issue(TmSm *sm, TmSubcore *sc, const TmWarp *w, const TmInsn
 static void count_stall(TmSm *sm, TmSubcore *sc, unsigned best)
 {
     sm->ctr->ocu_alloc_stalls += best == TS_COLLECTOR;
+    if (best == TS_COLLECTOR && sc->last_alloc) {
+        sm->ctr->ccu_alloc_wait += sc->last_alloc == TAS_WAIT;
+        sm->ctr->ccu_alloc_none_free += sc->last_alloc == TAS_NONE_FREE;
+    }
     sm->stir |= best == TS_COLLECTOR; /* counted per tick, not by tm_sm_skip */
     (*stall_counter(sm->ctr, best))++;
     sc->last_stall = (uint8_t)best;
@@ -319,11 +368,12 @@ static int subcore_issue(TmSm *sm, TmSubcore *sc, Cycle now)
     uint32_t n = sc->sched->ops->order(sc->sched, sm, sc, &order, scratch);
     unsigned best = TS_NO_WARP;
     int moved = 0;
+    sc->last_alloc = TAS_NONE;
     for (uint32_t i = 0; i < n && !sm->gpu->status; i++) {
         const TmInsn *ti = NULL;
         int ocu = -1;
         TmWarp *w = &sm->warp[order[i]];
-        unsigned why = can_issue(sm, sc, w, &ti, &ocu, now);
+        unsigned why = can_issue(sm, sc, order[i], &ti, &ocu, now);
         if (why == TS_ISSUED) {
             issue(sm, sc, order[i], ti, ocu, now);
             best = TS_ISSUED;
@@ -334,7 +384,10 @@ static int subcore_issue(TmSm *sm, TmSubcore *sc, Cycle now)
             moved |= sc->sched->ops->long_stall(sc->sched, order[i]);
         if (why > best)
             best = why;
+        if (ocu == TM_PICK_STOP)
+            break;
     }
+    moved |= sc->last_alloc == TAS_WAIT; /* the stall counter changed */
     sm->stir |= moved;
     count_stall(sm, sc, best);
     sc->issue_wake = best == TS_ISSUED || moved ? 0 : issue_next(sm, sc, now);
