@@ -1,0 +1,184 @@
+/*
+ * 215-isel-wmma.c - lowering of the warp matrix intrinsics (llvm.nvvm.wmma.m16n16k16.*):
+ * loads and stores become per-lane ld/st addressed from %laneid (32-bit accesses for A, B
+ * and row-major f16 accumulators, 16-bit ones for column-major f16 accumulators, constant
+ * offsets without a run-time ldm), mma becomes four hmma steps with the layouts and
+ * formats in their suffixes, phis of whole fragments are split, and every unsupported
+ * shape, type, modifier or address space is a located error.
+ */
+#include "200-isel-util.h"
+
+#define H2 "<2 x half>"
+#define AB "{" H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 "}"
+#define F8 "{float, float, float, float, float, float, float, float}"
+#define C16 "{" H2 ", " H2 ", " H2 ", " H2 "}"
+
+/* Operand lists of mma: the fields of %a and %b (all 8), then of %c. */
+#define EXTRACT8(v, ty, agg)                                                                \
+    "  %" v "0 = extractvalue " ty " %" agg ", 0\n  %" v "1 = extractvalue " ty " %" agg   \
+    ", 1\n  %" v "2 = extractvalue " ty " %" agg ", 2\n  %" v "3 = extractvalue " ty " %"   \
+    agg ", 3\n  %" v "4 = extractvalue " ty " %" agg ", 4\n  %" v "5 = extractvalue " ty   \
+    " %" agg ", 5\n  %" v "6 = extractvalue " ty " %" agg ", 6\n  %" v "7 = extractvalue "  \
+    ty " %" agg ", 7\n"
+#define EXTRACT4(v, ty, agg)                                                                \
+    "  %" v "0 = extractvalue " ty " %" agg ", 0\n  %" v "1 = extractvalue " ty " %" agg   \
+    ", 1\n  %" v "2 = extractvalue " ty " %" agg ", 2\n  %" v "3 = extractvalue " ty " %"   \
+    agg ", 3\n"
+#define ARGS8(t, v) t " %" v "0, " t " %" v "1, " t " %" v "2, " t " %" v "3, " t " %" v "4, " \
+    t " %" v "5, " t " %" v "6, " t " %" v "7"
+#define ARGS4(t, v) t " %" v "0, " t " %" v "1, " t " %" v "2, " t " %" v "3"
+
+static unsigned count(const char *text, const char *what)
+{
+    unsigned n = 0;
+    for (const char *p = text; (p = strstr(p, what)); p++)
+        n++;
+    return n;
+}
+
+/* A row-major, B column-major, f32 C and D, run-time ldm, global memory. */
+static const char f32_kernel[] = HDR
+    "define void @k(ptr addrspace(1) %pa, ptr addrspace(1) %pb, ptr addrspace(1) %pc, i32 %ld) {\n"
+    "  %a = call " AB " @llvm.nvvm.wmma.m16n16k16.load.a.row.stride.f16.p1(ptr addrspace(1) %pa, i32 %ld)\n"
+    EXTRACT8("a", AB, "a")
+    "  %b = call " AB " @llvm.nvvm.wmma.m16n16k16.load.b.col.stride.f16.p1(ptr addrspace(1) %pb, i32 %ld)\n"
+    EXTRACT8("b", AB, "b")
+    "  %c = call " F8 " @llvm.nvvm.wmma.m16n16k16.load.c.row.stride.f32.p1(ptr addrspace(1) %pc, i32 %ld)\n"
+    EXTRACT8("c", F8, "c")
+    "  %d = call " F8 " @llvm.nvvm.wmma.m16n16k16.mma.row.col.f32.f32(" ARGS8(H2, "a") ", "
+    ARGS8(H2, "b") ", " ARGS8("float", "c") ")\n"
+    EXTRACT8("d", F8, "d")
+    "  call void @llvm.nvvm.wmma.m16n16k16.store.d.row.stride.f32.p1(ptr addrspace(1) %pc, "
+    ARGS8("float", "d") ", i32 %ld)\n"
+    "  ret void\n}\n"
+    "declare " AB " @llvm.nvvm.wmma.m16n16k16.load.a.row.stride.f16.p1(ptr addrspace(1), i32)\n"
+    "declare " AB " @llvm.nvvm.wmma.m16n16k16.load.b.col.stride.f16.p1(ptr addrspace(1), i32)\n"
+    "declare " F8 " @llvm.nvvm.wmma.m16n16k16.load.c.row.stride.f32.p1(ptr addrspace(1), i32)\n"
+    "declare " F8 " @llvm.nvvm.wmma.m16n16k16.mma.row.col.f32.f32(" H2 ", " H2 ", " H2 ", "
+    H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ", "
+    H2 ", " H2 ", float, float, float, float, float, float, float, float)\n"
+    "declare void @llvm.nvvm.wmma.m16n16k16.store.d.row.stride.f32.p1(ptr addrspace(1), "
+    "float, float, float, float, float, float, float, float, i32)\n" KERNEL("k");
+
+Test(isel_wmma, f32_accumulate_global)
+{
+    Result r = lower(f32_kernel, 0, 2);
+    expect_ok(r);
+    cr_expect_eq(count(r.text, "hmma."), 4, "four tensor steps:\n%s", r.text);
+    expect_has(&r, "hmma.q0.row.col.f32.f32");
+    expect_has(&r, "hmma.q3.row.col.f32.f32");
+    expect_has(&r, "%laneid");
+    cr_expect_eq(count(r.text, "ld.global.u32"), 8, "A and B: 4 words each:\n%s", r.text);
+    cr_expect_eq(count(r.text, "ld.global.f32"), 8, "C: 8 floats:\n%s", r.text);
+    cr_expect_eq(count(r.text, "st.global.f32"), 8, "D: 8 floats:\n%s", r.text);
+    cr_expect_geq(count(r.text, "mul.u32"), 3, "run-time ldm multiplies:\n%s", r.text);
+    done(r);
+}
+
+/* f16 C and D: one register per step, d1 and s5 unused; column-major C in shared memory
+ * takes 16-bit accesses; no .stride: ldm 16 folded into the offsets. */
+Test(isel_wmma, f16_accumulate_shared_constant_ldm)
+{
+    Result r = lower(HDR
+        "define void @k(ptr addrspace(3) %pa, ptr addrspace(3) %pc) {\n"
+        "  %a = call " AB " @llvm.nvvm.wmma.m16n16k16.load.a.col.f16.p3(ptr addrspace(3) %pa)\n"
+        EXTRACT8("a", AB, "a")
+        "  %c = call " C16 " @llvm.nvvm.wmma.m16n16k16.load.c.col.f16.p3(ptr addrspace(3) %pc)\n"
+        EXTRACT4("c", C16, "c")
+        "  %d = call " C16 " @llvm.nvvm.wmma.m16n16k16.mma.col.row.f16.f16(" ARGS8(H2, "a") ", "
+        ARGS8(H2, "a") ", " ARGS4(H2, "c") ")\n"
+        EXTRACT4("d", C16, "d")
+        "  call void @llvm.nvvm.wmma.m16n16k16.store.d.row.f16.p3(ptr addrspace(3) %pc, "
+        ARGS4(H2, "d") ")\n"
+        "  ret void\n}\n"
+        "declare " AB " @llvm.nvvm.wmma.m16n16k16.load.a.col.f16.p3(ptr addrspace(3))\n"
+        "declare " C16 " @llvm.nvvm.wmma.m16n16k16.load.c.col.f16.p3(ptr addrspace(3))\n"
+        "declare " C16 " @llvm.nvvm.wmma.m16n16k16.mma.col.row.f16.f16(" H2 ", " H2 ", " H2
+        ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ", "
+        H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ")\n"
+        "declare void @llvm.nvvm.wmma.m16n16k16.store.d.row.f16.p3(ptr addrspace(3), " H2
+        ", " H2 ", " H2 ", " H2 ")\n" KERNEL("k"), 0, 2);
+    expect_ok(r);
+    cr_expect_eq(count(r.text, "hmma."), 4, "four tensor steps:\n%s", r.text);
+    expect_has(&r, "hmma.q2.col.row.f16.f16");
+    cr_expect_eq(count(r.text, ", rz, r"), 4, "d1 unused in every step:\n%s", r.text);
+    cr_expect_eq(count(r.text, "ld.shared.u16"), 8, "column-major f16 C:\n%s", r.text);
+    cr_expect_eq(count(r.text, "ld.shared.u32"), 4, "A: 4 words:\n%s", r.text);
+    cr_expect_eq(count(r.text, "st.shared.u32"), 4, "row-major f16 D:\n%s", r.text);
+    expect_has(&r, "+16]"); /* A column-major: panel 1 is 8 halves further */
+    expect_has(&r, "+256]"); /* D row-major: rows 8.. are 8 * 16 halves further */
+    cr_expect_eq(count(r.text, "mul.u32"), 3, "one per lane base (a, c, d):\n%s", r.text);
+    done(r);
+}
+
+/* The same load on two paths (a run-time layout) leaves a phi of the whole fragment. */
+Test(isel_wmma, fragment_phi_is_split)
+{
+    Result r = lower(HDR
+        "define void @k(ptr addrspace(1) %p, i1 %col) {\n"
+        "entry:\n  br i1 %col, label %l, label %r\n"
+        "l:\n  %x = call " F8 " @llvm.nvvm.wmma.m16n16k16.load.c.col.stride.f32.p1(ptr addrspace(1) %p, i32 32)\n"
+        "  br label %j\n"
+        "r:\n  %y = call " F8 " @llvm.nvvm.wmma.m16n16k16.load.c.row.stride.f32.p1(ptr addrspace(1) %p, i32 32)\n"
+        "  br label %j\n"
+        "j:\n  %c = phi " F8 " [ %x, %l ], [ %y, %r ]\n"
+        EXTRACT8("c", F8, "c")
+        "  call void @llvm.nvvm.wmma.m16n16k16.store.d.row.stride.f32.p1(ptr addrspace(1) %p, "
+        ARGS8("float", "c") ", i32 32)\n"
+        "  ret void\n}\n"
+        "declare " F8 " @llvm.nvvm.wmma.m16n16k16.load.c.col.stride.f32.p1(ptr addrspace(1), i32)\n"
+        "declare " F8 " @llvm.nvvm.wmma.m16n16k16.load.c.row.stride.f32.p1(ptr addrspace(1), i32)\n"
+        "declare void @llvm.nvvm.wmma.m16n16k16.store.d.row.stride.f32.p1(ptr addrspace(1), "
+        "float, float, float, float, float, float, float, float, i32)\n" KERNEL("k"), 0, 0);
+    expect_ok(r);
+    cr_expect_eq(count(r.text, "ld.global.f32"), 16, "two loads of 8:\n%s", r.text);
+    cr_expect_eq(count(r.text, "st.global.f32"), 8, "one store of 8:\n%s", r.text);
+    done(r);
+}
+
+static void expect_unsupported(const char *decl_and_call)
+{
+    char ir[4096];
+    snprintf(ir, sizeof ir, "%sdefine void @k(ptr %%p) {\n%s  ret void\n}\n%s", HDR,
+             decl_and_call, KERNEL("k"));
+    expect_error(lower(ir, 0, 0), "unsupported warp matrix intrinsic");
+}
+
+Test(isel_wmma, other_shapes_types_and_satfinite_are_errors)
+{
+    expect_unsupported("  %a = call " AB " @llvm.nvvm.wmma.m32n8k16.load.a.row.stride.f16.p0(ptr %p, i32 16)\n"
+                       "  ret void\n}\ndeclare " AB " @llvm.nvvm.wmma.m32n8k16.load.a.row.stride.f16.p0(ptr, i32)\n"
+                       "define void @unused() {\n");
+    expect_unsupported("  %a = call {i32, i32, i32, i32} @llvm.nvvm.wmma.m16n16k16.load.a.row.stride.bf16.p0(ptr %p, i32 16)\n"
+                       "  ret void\n}\ndeclare {i32, i32, i32, i32} @llvm.nvvm.wmma.m16n16k16.load.a.row.stride.bf16.p0(ptr, i32)\n"
+                       "define void @unused() {\n");
+    expect_unsupported("  %c = call " F8 " @llvm.nvvm.wmma.m16n16k16.load.c.row.stride.f32.p0(ptr %p, i32 16)\n"
+                       EXTRACT8("c", F8, "c")
+                       "  %d = call " F8 " @llvm.nvvm.wmma.m16n16k16.mma.row.row.f32.f32.satfinite("
+                       "<2 x half> undef, <2 x half> undef, <2 x half> undef, <2 x half> undef, "
+                       "<2 x half> undef, <2 x half> undef, <2 x half> undef, <2 x half> undef, "
+                       "<2 x half> undef, <2 x half> undef, <2 x half> undef, <2 x half> undef, "
+                       "<2 x half> undef, <2 x half> undef, <2 x half> undef, <2 x half> undef, "
+                       ARGS8("float", "c") ")\n"
+                       "  ret void\n}\ndeclare " F8 " @llvm.nvvm.wmma.m16n16k16.load.c.row.stride.f32.p0(ptr, i32)\n"
+                       "declare " F8 " @llvm.nvvm.wmma.m16n16k16.mma.row.row.f32.f32.satfinite("
+                       H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2
+                       ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ", float, float, float, "
+                       "float, float, float, float, float)\n"
+                       "define void @unused() {\n");
+}
+
+Test(isel_wmma, local_memory_is_an_error)
+{
+    expect_error(lower(HDR
+        "define void @k(ptr addrspace(5) %p) {\n"
+        "  %c = call " F8 " @llvm.nvvm.wmma.m16n16k16.load.c.row.stride.f32.p5(ptr addrspace(5) %p, i32 16)\n"
+        EXTRACT8("c", F8, "c")
+        "  call void @llvm.nvvm.wmma.m16n16k16.store.d.row.stride.f32.p5(ptr addrspace(5) %p, "
+        ARGS8("float", "c") ", i32 16)\n"
+        "  ret void\n}\n"
+        "declare " F8 " @llvm.nvvm.wmma.m16n16k16.load.c.row.stride.f32.p5(ptr addrspace(5), i32)\n"
+        "declare void @llvm.nvvm.wmma.m16n16k16.store.d.row.stride.f32.p5(ptr addrspace(5), "
+        "float, float, float, float, float, float, float, float, i32)\n" KERNEL("k"), 0, 0),
+        "in the local space is not supported");
+}
