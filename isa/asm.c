@@ -329,12 +329,12 @@ static int parse_mnemonic(Asm *a, char *m, XInsn *in)
             return -1;
         s = next;
     }
-    if (in->op == XOP_hmma && nhmma != 4)
-        return err_at(a, a->line, "hmma needs its quadrant, two layouts and two formats "
-                      "(e.g. hmma.q0.row.col.f32.f32)");
     if (!nsub && xisa_sub_names(in->op, &lo, &hi))
         return err_at(a, a->line, "%s needs an operation suffix (e.g. .%s)", m,
                       xisa_sub_names(in->op, &lo, &hi)[lo]);
+    if (in->op == XOP_hmma && nhmma != 4)
+        return err_at(a, a->line, "hmma needs its quadrant, two layouts and two formats "
+                      "(e.g. hmma.q0.row.col.f32.f32)");
     return 0;
 }
 
