@@ -63,6 +63,8 @@ static void sample_both_modes(const char *name)
 }
 
 Test(wmma, gemm_sample_both_modes) { sample_both_modes("wmma_gemm"); }
+Test(wmma, conv_sample_both_modes) { sample_both_modes("wmma_conv"); }
+Test(wmma, rnn_sample_both_modes) { sample_both_modes("wmma_rnn"); }
 
 Test(wmma, saturation_is_a_located_error)
 {
