@@ -130,7 +130,8 @@ int main(int argc, char **argv)
                             int sy_ = yy + ky, sx_ = xx + kx;
                             if (sy_ < 0 || sy_ >= h || sx_ < 0 || sx_ >= w)
                                 continue;
-                            s += (double)__half2float(F[(size_t)o * k + c * 9 + (ky + 1) * 3 + kx + 1]) *
+                            size_t fi = (size_t)o * k + c * 9 + (ky + 1) * 3 + kx + 1;
+                            s += (double)__half2float(F[fi]) *
                                  __half2float(X[((size_t)c * h + sy_) * w + sx_]);
                         }
                 double ref = s > 0.0 ? s : 0.0;

@@ -9,6 +9,10 @@
 #include "200-isel-util.h"
 
 #define H2 "<2 x half>"
+#define WM "@llvm.nvvm.wmma.m16n16k16."
+#define P1 "ptr addrspace(1)"
+#define P3 "ptr addrspace(3)"
+#define P5 "ptr addrspace(5)"
 #define AB "{" H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 "}"
 #define F8 "{float, float, float, float, float, float, float, float}"
 #define C16 "{" H2 ", " H2 ", " H2 ", " H2 "}"
@@ -26,6 +30,7 @@
     agg ", 3\n"
 #define ARGS8(t, v) t " %" v "0, " t " %" v "1, " t " %" v "2, " t " %" v "3, " t " %" v "4, " \
     t " %" v "5, " t " %" v "6, " t " %" v "7"
+#define U4 H2 " undef, " H2 " undef, " H2 " undef, " H2 " undef"
 #define ARGS4(t, v) t " %" v "0, " t " %" v "1, " t " %" v "2, " t " %" v "3"
 
 static unsigned count(const char *text, const char *what)
@@ -38,26 +43,26 @@ static unsigned count(const char *text, const char *what)
 
 /* A row-major, B column-major, f32 C and D, run-time ldm, global memory. */
 static const char f32_kernel[] = HDR
-    "define void @k(ptr addrspace(1) %pa, ptr addrspace(1) %pb, ptr addrspace(1) %pc, i32 %ld) {\n"
-    "  %a = call " AB " @llvm.nvvm.wmma.m16n16k16.load.a.row.stride.f16.p1(ptr addrspace(1) %pa, i32 %ld)\n"
+    "define void @k(" P1 " %pa, " P1 " %pb, " P1 " %pc, i32 %ld) {\n"
+    "  %a = call " AB " " WM "load.a.row.stride.f16.p1(" P1 " %pa, i32 %ld)\n"
     EXTRACT8("a", AB, "a")
-    "  %b = call " AB " @llvm.nvvm.wmma.m16n16k16.load.b.col.stride.f16.p1(ptr addrspace(1) %pb, i32 %ld)\n"
+    "  %b = call " AB " " WM "load.b.col.stride.f16.p1(" P1 " %pb, i32 %ld)\n"
     EXTRACT8("b", AB, "b")
-    "  %c = call " F8 " @llvm.nvvm.wmma.m16n16k16.load.c.row.stride.f32.p1(ptr addrspace(1) %pc, i32 %ld)\n"
+    "  %c = call " F8 " " WM "load.c.row.stride.f32.p1(" P1 " %pc, i32 %ld)\n"
     EXTRACT8("c", F8, "c")
-    "  %d = call " F8 " @llvm.nvvm.wmma.m16n16k16.mma.row.col.f32.f32(" ARGS8(H2, "a") ", "
+    "  %d = call " F8 " " WM "mma.row.col.f32.f32(" ARGS8(H2, "a") ", "
     ARGS8(H2, "b") ", " ARGS8("float", "c") ")\n"
     EXTRACT8("d", F8, "d")
-    "  call void @llvm.nvvm.wmma.m16n16k16.store.d.row.stride.f32.p1(ptr addrspace(1) %pc, "
+    "  call void " WM "store.d.row.stride.f32.p1(" P1 " %pc, "
     ARGS8("float", "d") ", i32 %ld)\n"
     "  ret void\n}\n"
-    "declare " AB " @llvm.nvvm.wmma.m16n16k16.load.a.row.stride.f16.p1(ptr addrspace(1), i32)\n"
-    "declare " AB " @llvm.nvvm.wmma.m16n16k16.load.b.col.stride.f16.p1(ptr addrspace(1), i32)\n"
-    "declare " F8 " @llvm.nvvm.wmma.m16n16k16.load.c.row.stride.f32.p1(ptr addrspace(1), i32)\n"
-    "declare " F8 " @llvm.nvvm.wmma.m16n16k16.mma.row.col.f32.f32(" H2 ", " H2 ", " H2 ", "
+    "declare " AB " " WM "load.a.row.stride.f16.p1(" P1 ", i32)\n"
+    "declare " AB " " WM "load.b.col.stride.f16.p1(" P1 ", i32)\n"
+    "declare " F8 " " WM "load.c.row.stride.f32.p1(" P1 ", i32)\n"
+    "declare " F8 " " WM "mma.row.col.f32.f32(" H2 ", " H2 ", " H2 ", "
     H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ", "
     H2 ", " H2 ", float, float, float, float, float, float, float, float)\n"
-    "declare void @llvm.nvvm.wmma.m16n16k16.store.d.row.stride.f32.p1(ptr addrspace(1), "
+    "declare void " WM "store.d.row.stride.f32.p1(" P1 ", "
     "float, float, float, float, float, float, float, float, i32)\n" KERNEL("k");
 
 Test(isel_wmma, f32_accumulate_global)
@@ -80,23 +85,23 @@ Test(isel_wmma, f32_accumulate_global)
 Test(isel_wmma, f16_accumulate_shared_constant_ldm)
 {
     Result r = lower(HDR
-        "define void @k(ptr addrspace(3) %pa, ptr addrspace(3) %pc) {\n"
-        "  %a = call " AB " @llvm.nvvm.wmma.m16n16k16.load.a.col.f16.p3(ptr addrspace(3) %pa)\n"
+        "define void @k(" P3 " %pa, " P3 " %pc) {\n"
+        "  %a = call " AB " " WM "load.a.col.f16.p3(" P3 " %pa)\n"
         EXTRACT8("a", AB, "a")
-        "  %c = call " C16 " @llvm.nvvm.wmma.m16n16k16.load.c.col.f16.p3(ptr addrspace(3) %pc)\n"
+        "  %c = call " C16 " " WM "load.c.col.f16.p3(" P3 " %pc)\n"
         EXTRACT4("c", C16, "c")
-        "  %d = call " C16 " @llvm.nvvm.wmma.m16n16k16.mma.col.row.f16.f16(" ARGS8(H2, "a") ", "
+        "  %d = call " C16 " " WM "mma.col.row.f16.f16(" ARGS8(H2, "a") ", "
         ARGS8(H2, "a") ", " ARGS4(H2, "c") ")\n"
         EXTRACT4("d", C16, "d")
-        "  call void @llvm.nvvm.wmma.m16n16k16.store.d.row.f16.p3(ptr addrspace(3) %pc, "
+        "  call void " WM "store.d.row.f16.p3(" P3 " %pc, "
         ARGS4(H2, "d") ")\n"
         "  ret void\n}\n"
-        "declare " AB " @llvm.nvvm.wmma.m16n16k16.load.a.col.f16.p3(ptr addrspace(3))\n"
-        "declare " C16 " @llvm.nvvm.wmma.m16n16k16.load.c.col.f16.p3(ptr addrspace(3))\n"
-        "declare " C16 " @llvm.nvvm.wmma.m16n16k16.mma.col.row.f16.f16(" H2 ", " H2 ", " H2
+        "declare " AB " " WM "load.a.col.f16.p3(" P3 ")\n"
+        "declare " C16 " " WM "load.c.col.f16.p3(" P3 ")\n"
+        "declare " C16 " " WM "mma.col.row.f16.f16(" H2 ", " H2 ", " H2
         ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ", "
         H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ")\n"
-        "declare void @llvm.nvvm.wmma.m16n16k16.store.d.row.f16.p3(ptr addrspace(3), " H2
+        "declare void " WM "store.d.row.f16.p3(" P3 ", " H2
         ", " H2 ", " H2 ", " H2 ")\n" KERNEL("k"), 0, 2);
     expect_ok(r);
     cr_expect_eq(count(r.text, "hmma."), 4, "four tensor steps:\n%s", r.text);
@@ -115,20 +120,20 @@ Test(isel_wmma, f16_accumulate_shared_constant_ldm)
 Test(isel_wmma, fragment_phi_is_split)
 {
     Result r = lower(HDR
-        "define void @k(ptr addrspace(1) %p, i1 %col) {\n"
+        "define void @k(" P1 " %p, i1 %col) {\n"
         "entry:\n  br i1 %col, label %l, label %r\n"
-        "l:\n  %x = call " F8 " @llvm.nvvm.wmma.m16n16k16.load.c.col.stride.f32.p1(ptr addrspace(1) %p, i32 32)\n"
+        "l:\n  %x = call " F8 " " WM "load.c.col.stride.f32.p1(" P1 " %p, i32 32)\n"
         "  br label %j\n"
-        "r:\n  %y = call " F8 " @llvm.nvvm.wmma.m16n16k16.load.c.row.stride.f32.p1(ptr addrspace(1) %p, i32 32)\n"
+        "r:\n  %y = call " F8 " " WM "load.c.row.stride.f32.p1(" P1 " %p, i32 32)\n"
         "  br label %j\n"
         "j:\n  %c = phi " F8 " [ %x, %l ], [ %y, %r ]\n"
         EXTRACT8("c", F8, "c")
-        "  call void @llvm.nvvm.wmma.m16n16k16.store.d.row.stride.f32.p1(ptr addrspace(1) %p, "
+        "  call void " WM "store.d.row.stride.f32.p1(" P1 " %p, "
         ARGS8("float", "c") ", i32 32)\n"
         "  ret void\n}\n"
-        "declare " F8 " @llvm.nvvm.wmma.m16n16k16.load.c.col.stride.f32.p1(ptr addrspace(1), i32)\n"
-        "declare " F8 " @llvm.nvvm.wmma.m16n16k16.load.c.row.stride.f32.p1(ptr addrspace(1), i32)\n"
-        "declare void @llvm.nvvm.wmma.m16n16k16.store.d.row.stride.f32.p1(ptr addrspace(1), "
+        "declare " F8 " " WM "load.c.col.stride.f32.p1(" P1 ", i32)\n"
+        "declare " F8 " " WM "load.c.row.stride.f32.p1(" P1 ", i32)\n"
+        "declare void " WM "store.d.row.stride.f32.p1(" P1 ", "
         "float, float, float, float, float, float, float, float, i32)\n" KERNEL("k"), 0, 0);
     expect_ok(r);
     cr_expect_eq(count(r.text, "ld.global.f32"), 16, "two loads of 8:\n%s", r.text);
@@ -146,39 +151,41 @@ static void expect_unsupported(const char *decl_and_call)
 
 Test(isel_wmma, other_shapes_types_and_satfinite_are_errors)
 {
-    expect_unsupported("  %a = call " AB " @llvm.nvvm.wmma.m32n8k16.load.a.row.stride.f16.p0(ptr %p, i32 16)\n"
-                       "  ret void\n}\ndeclare " AB " @llvm.nvvm.wmma.m32n8k16.load.a.row.stride.f16.p0(ptr, i32)\n"
-                       "define void @unused() {\n");
-    expect_unsupported("  %a = call {i32, i32, i32, i32} @llvm.nvvm.wmma.m16n16k16.load.a.row.stride.bf16.p0(ptr %p, i32 16)\n"
-                       "  ret void\n}\ndeclare {i32, i32, i32, i32} @llvm.nvvm.wmma.m16n16k16.load.a.row.stride.bf16.p0(ptr, i32)\n"
-                       "define void @unused() {\n");
-    expect_unsupported("  %c = call " F8 " @llvm.nvvm.wmma.m16n16k16.load.c.row.stride.f32.p0(ptr %p, i32 16)\n"
+    /* the rest of a function that hides the declarations inside the snippet */
+    const char *tail = "  ret void\n}\n";
+    char ir[1024];
+    snprintf(ir, sizeof ir, "  %%a = call %s @llvm.nvvm.wmma.m32n8k16.load.a.row.stride.f16.p0("
+             "ptr %%p, i32 16)\n%sdeclare %s @llvm.nvvm.wmma.m32n8k16.load.a.row.stride.f16.p0("
+             "ptr, i32)\ndefine void @unused() {\n", AB, tail, AB);
+    expect_unsupported(ir);
+    snprintf(ir, sizeof ir, "  %%a = call {i32, i32, i32, i32} %sload.a.row.stride.bf16.p0("
+             "ptr %%p, i32 16)\n%sdeclare {i32, i32, i32, i32} %sload.a.row.stride.bf16.p0("
+             "ptr, i32)\ndefine void @unused() {\n", WM, tail, WM);
+    expect_unsupported(ir);
+    expect_unsupported("  %c = call " F8 " " WM "load.c.row.stride.f32.p0(ptr %p, i32 16)\n"
                        EXTRACT8("c", F8, "c")
-                       "  %d = call " F8 " @llvm.nvvm.wmma.m16n16k16.mma.row.row.f32.f32.satfinite("
-                       "<2 x half> undef, <2 x half> undef, <2 x half> undef, <2 x half> undef, "
-                       "<2 x half> undef, <2 x half> undef, <2 x half> undef, <2 x half> undef, "
-                       "<2 x half> undef, <2 x half> undef, <2 x half> undef, <2 x half> undef, "
-                       "<2 x half> undef, <2 x half> undef, <2 x half> undef, <2 x half> undef, "
-                       ARGS8("float", "c") ")\n"
-                       "  ret void\n}\ndeclare " F8 " @llvm.nvvm.wmma.m16n16k16.load.c.row.stride.f32.p0(ptr, i32)\n"
-                       "declare " F8 " @llvm.nvvm.wmma.m16n16k16.mma.row.row.f32.f32.satfinite("
-                       H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2
-                       ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ", float, float, float, "
-                       "float, float, float, float, float)\n"
+                       "  %d = call " F8 " " WM "mma.row.row.f32.f32.satfinite("
+                       U4 ", " U4 ", " U4 ", " U4 ", " ARGS8("float", "c") ")\n"
+                       "  ret void\n}\n"
+                       "declare " F8 " " WM "load.c.row.stride.f32.p0(ptr, i32)\n"
+                       "declare " F8 " " WM "mma.row.row.f32.f32.satfinite(" H2 ", " H2 ", " H2
+                       ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2
+                       ", " H2 ", " H2 ", " H2 ", " H2 ", float, float, float, float, float, "
+                       "float, float, float)\n"
                        "define void @unused() {\n");
 }
 
 Test(isel_wmma, local_memory_is_an_error)
 {
     expect_error(lower(HDR
-        "define void @k(ptr addrspace(5) %p) {\n"
-        "  %c = call " F8 " @llvm.nvvm.wmma.m16n16k16.load.c.row.stride.f32.p5(ptr addrspace(5) %p, i32 16)\n"
+        "define void @k(" P5 " %p) {\n"
+        "  %c = call " F8 " " WM "load.c.row.stride.f32.p5(" P5 " %p, i32 16)\n"
         EXTRACT8("c", F8, "c")
-        "  call void @llvm.nvvm.wmma.m16n16k16.store.d.row.stride.f32.p5(ptr addrspace(5) %p, "
+        "  call void " WM "store.d.row.stride.f32.p5(" P5 " %p, "
         ARGS8("float", "c") ", i32 16)\n"
         "  ret void\n}\n"
-        "declare " F8 " @llvm.nvvm.wmma.m16n16k16.load.c.row.stride.f32.p5(ptr addrspace(5), i32)\n"
-        "declare void @llvm.nvvm.wmma.m16n16k16.store.d.row.stride.f32.p5(ptr addrspace(5), "
+        "declare " F8 " " WM "load.c.row.stride.f32.p5(" P5 ", i32)\n"
+        "declare void " WM "store.d.row.stride.f32.p5(" P5 ", "
         "float, float, float, float, float, float, float, float, i32)\n" KERNEL("k"), 0, 0),
         "in the local space is not supported");
 }

@@ -82,7 +82,8 @@ static int hmma_run(EXEC_ARGS)
             memcpy(&w->r[in->d][l], &acc[l][0], 4);
             memcpy(&w->r[in->d1][l], &acc[l][1], 4);
         } else {
-            w->r[in->d][l] = (uint32_t)xisa_f32_to_f16(acc[l][0]) | (uint32_t)xisa_f32_to_f16(acc[l][1]) << 16;
+            w->r[in->d][l] = (uint32_t)xisa_f32_to_f16(acc[l][0]) |
+                             (uint32_t)xisa_f32_to_f16(acc[l][1]) << 16;
         }
     }
     return EXEC_NEXT;

@@ -6,7 +6,8 @@
  *
  * Value model. Every LLVM value of a first-class type lives in one virtual register:
  * i1/i8/i16/i32, float and <2 x half> (the packed f16 pairs of warp matrix fragments,
- * isel_wmma.c) in a 32-bit vreg, i64, double and pointers in a wide (pair) vreg. Narrow integers (i1, i8, i16) are kept ZERO-EXTENDED in their 32-bit register:
+ * isel_wmma.c) in a 32-bit vreg, i64, double and pointers in a wide (pair) vreg.
+ * Narrow integers (i1, i8, i16) are kept ZERO-EXTENDED in their 32-bit register:
  * operations that may set higher bits (add, sub, mul, shl, not, trunc) mask their result;
  * signed operations (compares, sdiv, srem, ashr, sext, sitofp) sign-extend a copy first.
  * Comparisons produce 0 or 1, so i1 values are always 0/1 and can be tested directly.

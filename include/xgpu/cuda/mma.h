@@ -76,15 +76,15 @@ static __device__ __inline__ void fill_fragment(fragment<accumulator, 16, 16, 16
 }
 
 template <typename Layout>
-static __device__ __inline__ void load_matrix_sync(fragment<matrix_a, 16, 16, 16, __half, Layout> &a,
-                                                   const __half *p, unsigned ldm)
+static __device__ __inline__ void
+load_matrix_sync(fragment<matrix_a, 16, 16, 16, __half, Layout> &a, const __half *p, unsigned ldm)
 {
     __hmma_m16n16k16_ld_a(a.__r, (const int *)p, ldm, __xgpu_is_col<Layout>::value);
 }
 
 template <typename Layout>
-static __device__ __inline__ void load_matrix_sync(fragment<matrix_b, 16, 16, 16, __half, Layout> &b,
-                                                   const __half *p, unsigned ldm)
+static __device__ __inline__ void
+load_matrix_sync(fragment<matrix_b, 16, 16, 16, __half, Layout> &b, const __half *p, unsigned ldm)
 {
     __hmma_m16n16k16_ld_b(b.__r, (const int *)p, ldm, __xgpu_is_col<Layout>::value);
 }
@@ -107,9 +107,9 @@ static __device__ __inline__ void load_matrix_sync(fragment<accumulator, 16, 16,
         __hmma_m16n16k16_ld_c_f16(c.__r, (const int *)p, ldm, 0);
 }
 
-static __device__ __inline__ void store_matrix_sync(float *p,
-                                                    const fragment<accumulator, 16, 16, 16, float> &d,
-                                                    unsigned ldm, layout_t l)
+static __device__ __inline__ void
+store_matrix_sync(float *p, const fragment<accumulator, 16, 16, 16, float> &d, unsigned ldm,
+                  layout_t l)
 {
     if (l == mem_col_major)
         __hmma_m16n16k16_st_c_f32(p, (float *)d.x, ldm, 1);
@@ -117,9 +117,9 @@ static __device__ __inline__ void store_matrix_sync(float *p,
         __hmma_m16n16k16_st_c_f32(p, (float *)d.x, ldm, 0);
 }
 
-static __device__ __inline__ void store_matrix_sync(__half *p,
-                                                    const fragment<accumulator, 16, 16, 16, __half> &d,
-                                                    unsigned ldm, layout_t l)
+static __device__ __inline__ void
+store_matrix_sync(__half *p, const fragment<accumulator, 16, 16, 16, __half> &d, unsigned ldm,
+                  layout_t l)
 {
     if (l == mem_col_major)
         __hmma_m16n16k16_st_c_f16((int *)p, (int *)d.__r, ldm, 1);
