@@ -189,3 +189,32 @@ Test(isel_wmma, local_memory_is_an_error)
         "float, float, float, float, float, float, float, float, i32)\n" KERNEL("k"), 0, 0),
         "in the local space is not supported");
 }
+
+/* hmma results differ per lane even when every input is uniform: a branch on one is
+ * divergent (never .uni). The inputs here are constants (a packed <2 x half> pair). */
+Test(isel_wmma, branch_on_mma_result_is_divergent)
+{
+    Result r = lower(HDR
+        "define void @k(" P1 " %o) {\n"
+        "entry:\n"
+        "  %d = call " F8 " " WM "mma.col.col.f32.f32("
+        H2 " <half 1.0, half 2.0>, " H2 " <half 3.0, half 4.0>, " U4 ", " U4 ", "
+        H2 " <half 1.0, half -1.0>, " H2 " zeroinitializer, " U4 ", " U4 ", "
+        "float 0.0, float 0.0, float 0.0, float 0.0, float 0.0, float 0.0, float 0.0, "
+        "float 0.0)\n"
+        "  %d0 = extractvalue " F8 " %d, 0\n"
+        "  %c = fcmp ogt float %d0, 0.0\n"
+        "  br i1 %c, label %t, label %e\n"
+        "t:\n  store float %d0, " P1 " %o\n  br label %e\n"
+        "e:\n  ret void\n}\n"
+        "declare " F8 " " WM "mma.col.col.f32.f32(" H2 ", " H2 ", " H2 ", " H2 ", " H2 ", "
+        H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2 ", " H2
+        ", float, float, float, float, float, float, float, float)\n" KERNEL("k"), 0, 2);
+    expect_ok(r);
+    expect_has(&r, "hmma.q0.col.col.f32.f32");
+    expect_has(&r, ", 1073757184"); /* <half 1.0, half 2.0> = 0x40003C00, low first */
+    expect_has(&r, ", 3154131968"); /* <half 1.0, half -1.0> = 0xBC003C00 */
+    expect_has(&r, "brc");
+    cr_expect(strstr(r.text, ".uni") == NULL, "branch marked uniform:\n%s", r.text);
+    done(r);
+}
