@@ -4,9 +4,10 @@
  * test/e2e/wmma_cases.cu checks every accepted combination of layouts and accumulator
  * formats bit for bit against the documented arithmetic, in global and shared memory,
  * and that a wmma reached by half a warp fails the launch; it must print PASS at -O2 and
- * -O0, in functional and timing mode. The wmma samples must pass in both modes with the
- * same number of warp instructions (the timing model decides only when tensor steps
- * run). An unsupported use of the API (saturation) is a located compile error.
+ * -O0, in functional and timing mode, and with registers so few that fragments spill.
+ * The wmma samples must pass in both modes with the same number of warp instructions
+ * (the timing model decides only when tensor steps run). An unsupported use of the API
+ * (saturation) is a located compile error.
  */
 #include <criterion/criterion.h>
 #include <json-c/json.h>
@@ -30,6 +31,8 @@ static void run_cases(const char *opt, const char *mode)
 Test(wmma, cases_O2_functional) { run_cases("-O2", "functional"); }
 Test(wmma, cases_O2_timing) { run_cases("-O2", "timing"); }
 Test(wmma, cases_O0_functional) { run_cases("-O0", "functional"); }
+/* 16 registers: fragments spill to local memory around the tensor steps */
+Test(wmma, cases_spilled_functional) { run_cases("-O2 --max-regs=16", "functional"); }
 
 /* Total warp instructions of a sample's run in mode; -1 unless it passed. */
 static long long warp_insns(const char *name, const char *mode)
