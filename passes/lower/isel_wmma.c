@@ -349,7 +349,7 @@ static int wmma_load(Isel *s, LLVMValueRef call, const Wmma *w)
             v = isel_op2(s, XOP_or, XT_U32, regs[acc[i].reg], isel_op2i(s, XOP_shl, XT_U32, v, 16));
         regs[acc[i].reg] = v;
     }
-    unsigned nregs = w->frag == 'c' && !w->f32 ? 4 : w->frag == 'c' ? 8 : 4;
+    unsigned nregs = w->f32 ? 8 : 4; /* f32 C: 8 floats; A, B, f16 C: 4 pairs */
     for (unsigned i = 0; i < nregs; i++)
         bind_field(s, call, i, regs[i]);
     if (w->frag != 'c') /* A and B: fields 4..7 repeat 0..3 */
