@@ -1,10 +1,11 @@
 // Warp matrix operations (nvcuda::wmma 16x16x16, half A and B) in every combination the
 // lowering accepts: A and B row- or column-major, C and D f32 or f16 (all four mma
 // forms), C loaded and D stored row- or column-major, run-time leading dimensions larger
-// than 16 in global memory, constant ones in shared memory, and element-wise work on
-// fragments. The device's result must equal, bit for bit, the documented arithmetic
-// (f32 products and sums in k order starting from C, one rounding for an f16 D), which
-// the host recomputes here. Last, a wmma reached by half of a warp must fail the launch.
+// than 16 in global memory, constant ones in shared memory, element-wise work on
+// fragments and fill_fragment on every kind. The device's result must equal, bit for
+// bit, the documented arithmetic (f32 products and sums in k order starting from C, one
+// rounding for an f16 D), which the host recomputes here. Last, a wmma reached by half
+// of a warp must fail the launch.
 #include <cuda_runtime.h>
 #include <mma.h>
 #include <stdio.h>
@@ -70,6 +71,19 @@ __global__ void mma_shared(const half *a, const half *b, float *d)
     __syncthreads();
     for (int i = threadIdx.x; i < 256; i += 32)
         d[i] = sd[i];
+}
+
+/* Fragments filled with constants (float literals into half fragments too), f16 D. */
+__global__ void mma_filled(half *d)
+{
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::col_major> fa;
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::row_major> fb;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, half> acc;
+    wmma::fill_fragment(fa, __float2half(0.5f));
+    wmma::fill_fragment(fb, 2.0f);
+    wmma::fill_fragment(acc, -3.0f);
+    wmma::mma_sync(acc, fa, fb, acc);
+    wmma::store_matrix_sync(d, acc, 16, wmma::mem_row_major);
 }
 
 __global__ void mma_divergent(const half *a, float *d)
@@ -204,6 +218,24 @@ static void run_shared(void)
     cudaFree(dd);
 }
 
+static void run_filled(void)
+{
+    half *dd, d[256];
+    cudaMalloc(&dd, sizeof d);
+    mma_filled<<<1, 32>>>(dd);
+    cudaError_t e = cudaDeviceSynchronize();
+    cudaMemcpy(d, dd, sizeof d, cudaMemcpyDeviceToHost);
+    int bad = 0;
+    for (int i = 0; i < 256; i++)
+        bad += __half2float(d[i]) != 13.0f; /* 16 * 0.5 * 2 - 3 */
+    if (e != cudaSuccess || bad) {
+        printf("filled: %s, %d elements differ (D[0] = %g)\n", cudaGetErrorString(e), bad,
+               (double)__half2float(d[0]));
+        failures++;
+    }
+    cudaFree(dd);
+}
+
 static void run_divergent(void)
 {
     half *da;
@@ -226,6 +258,7 @@ int main(void)
     run_types<wmma::col_major, wmma::row_major>(1, 0);
     run_types<wmma::col_major, wmma::col_major>(1, 1);
     run_shared();
+    run_filled();
     run_divergent(); /* last: the launch failure is sticky */
     printf("wmma_cases: %s\n", failures ? "FAIL" : "PASS");
     return failures ? 1 : 0;

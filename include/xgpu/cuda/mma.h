@@ -60,18 +60,14 @@ class fragment<accumulator, 16, 16, 16, float, void> : public __xgpu_frag<float,
 template <>
 class fragment<accumulator, 16, 16, 16, __half, void> : public __xgpu_frag<__half, 8, 4> {};
 
+template <typename T> struct __xgpu_same { typedef T type; };
+
+/* The value converts to the element type (a float literal fills a half fragment). */
 template <typename Use, int M, int N, int K, typename T, typename Layout>
 static __device__ __inline__ void fill_fragment(fragment<Use, M, N, K, T, Layout> &f,
-                                                const T &v)
+                                                const typename __xgpu_same<T>::type &v)
 {
     for (int i = 0; i < f.num_elements; i++)
-        f.x[i] = v;
-}
-
-static __device__ __inline__ void fill_fragment(fragment<accumulator, 16, 16, 16, float> &f,
-                                                float v)
-{
-    for (int i = 0; i < 8; i++)
         f.x[i] = v;
 }
 
