@@ -218,3 +218,19 @@ Test(isel_wmma, branch_on_mma_result_is_divergent)
     cr_expect(strstr(r.text, ".uni") == NULL, "branch marked uniform:\n%s", r.text);
     done(r);
 }
+
+/* A <2 x half> value in memory (a fragment in a local array at -O0) moves as 32 bits. */
+Test(isel_wmma, half2_loads_and_stores_move_bits)
+{
+    Result r = lower(HDR
+        "define void @k(" P1 " %p, " P1 " %q) {\n"
+        "  %v = load " H2 ", " P1 " %p\n"
+        "  %i = bitcast " H2 " %v to i32\n"
+        "  %w = bitcast i32 %i to " H2 "\n"
+        "  store " H2 " %w, " P1 " %q\n"
+        "  ret void\n}\n" KERNEL("k"), 0, 0);
+    expect_ok(r);
+    expect_has(&r, "ld.global.u32");
+    expect_has(&r, "st.global.u32");
+    done(r);
+}
