@@ -288,6 +288,22 @@ static int parse_suffix(Asm *a, XInsn *in, const char *s, int *ntypes, int *nsub
     return 0;
 }
 
+/* hmma's positional suffixes after its quadrant: A layout, B layout, D format, C format
+ * (k counts them). Returns 0 when s was one, 1 when it is some other suffix. */
+static int hmma_suffix(XInsn *in, const char *s, int *k)
+{
+    static const char *const forms[2][2] = {{"row", "col"}, {"f16", "f32"}};
+    static const uint8_t bits[4] = {XHMMA_ACOL, XHMMA_BCOL, XHMMA_D32, XHMMA_C32};
+    if (in->op != XOP_hmma || *k >= 4)
+        return 1;
+    int v = lex_lookup(forms[*k / 2], 2, s);
+    if (v < 0)
+        return 1;
+    in->mod |= (uint8_t)(v ? bits[*k] : 0);
+    (*k)++;
+    return 0;
+}
+
 static int parse_mnemonic(Asm *a, char *m, XInsn *in)
 {
     char *dot = strchr(m, '.');
@@ -303,19 +319,22 @@ static int parse_mnemonic(Asm *a, char *m, XInsn *in)
     memset(in->dst, XREG_RZ, sizeof in->dst);
     memset(in->src, XREG_RZ, sizeof in->src);
     in->op = (uint16_t)op;
-    int ntypes = 0, nsub = 0;
+    int ntypes = 0, nsub = 0, nhmma = 0;
     unsigned lo, hi;
     for (char *s = dot ? dot + 1 : NULL; s;) {
         char *next = strchr(s, '.');
         if (next)
             *next++ = '\0';
-        if (parse_suffix(a, in, s, &ntypes, &nsub))
+        if ((!nsub || hmma_suffix(in, s, &nhmma)) && parse_suffix(a, in, s, &ntypes, &nsub))
             return -1;
         s = next;
     }
     if (!nsub && xisa_sub_names(in->op, &lo, &hi))
         return err_at(a, a->line, "%s needs an operation suffix (e.g. .%s)", m,
                       xisa_sub_names(in->op, &lo, &hi)[lo]);
+    if (in->op == XOP_hmma && nhmma != 4)
+        return err_at(a, a->line, "hmma needs its quadrant, two layouts and two formats "
+                      "(e.g. hmma.q0.row.col.f32.f32)");
     return 0;
 }
 

@@ -55,6 +55,7 @@ const char *const xisa_atom_names[XATOM_COUNT] = {
 const char *const xisa_shfl_names[XSHFL_COUNT] = {"idx", "up", "down", "bfly"};
 const char *const xisa_vote_names[XVOTE_COUNT] = {"ballot", "any", "all", "uni"};
 const char *const xisa_red_names[XRED_COUNT] = {"popc", "and", "or"};
+const char *const xisa_hmma_names[XHMMA_STEPS] = {"q0", "q1", "q2", "q3"};
 
 const char *const xisa_math_names[XMATH_COUNT] = {
     "sin",   "cos",   "tan",   "asin",   "acos",   "atan",  "sinh",      "cosh",
@@ -74,6 +75,7 @@ const char *const *xisa_sub_names(unsigned op, unsigned *lo, unsigned *hi)
     case XOP_barred: *hi = XRED_COUNT; return xisa_red_names;
     case XOP_math1: *hi = XMATH_FIRST_BINARY; return xisa_math_names;
     case XOP_math2: *lo = XMATH_FIRST_BINARY, *hi = XMATH_COUNT; return xisa_math_names;
+    case XOP_hmma: *hi = XHMMA_STEPS; return xisa_hmma_names;
     default: *hi = 0; return NULL;
     }
 }
@@ -99,6 +101,58 @@ XUnit xisa_insn_unit(const XInsn *in, int *is_f64)
     if (is_f64)
         *is_f64 = (u == XU_FP || u == XU_SFU) && in->type == XT_F64;
     return u;
+}
+
+/* ---- binary16 ----------------------------------------------------------------------- */
+
+float xisa_f16_to_f32(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, ex = (h >> 10) & 0x1fu, man = h & 0x3ffu;
+    uint32_t bits;
+    if (ex == 0x1f) {
+        bits = sign | 0x7f800000u | (man << 13);
+    } else if (ex) {
+        bits = sign | ((ex + 112u) << 23) | (man << 13);
+    } else if (man) { /* subnormal: normalise */
+        int e = -1;
+        do {
+            man <<= 1;
+            e++;
+        } while (!(man & 0x400u));
+        bits = sign | ((uint32_t)(112 - e) << 23) | ((man & 0x3ffu) << 13);
+    } else {
+        bits = sign;
+    }
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+uint16_t xisa_f32_to_f16(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    uint32_t sign = (x >> 16) & 0x8000u, ex = (x >> 23) & 0xffu, man = x & 0x7fffffu;
+    if (ex == 0xff)
+        return (uint16_t)(sign | 0x7c00u | (man ? 0x200u : 0u));
+    int e = (int)ex - 112;
+    if (e >= 31)
+        return (uint16_t)(sign | 0x7c00u);
+    uint32_t full = man | (ex ? 0x800000u : 0u), shift = 13;
+    uint32_t h = (uint32_t)e << 10;
+    if (e <= 0) { /* subnormal result (or zero) */
+        if (e < -10)
+            return (uint16_t)sign;
+        shift = (uint32_t)(14 - e);
+        h = 0;
+    } else {
+        full &= 0x7fffffu;
+    }
+    uint32_t q = full >> shift, rem = full & ((1u << shift) - 1), half = 1u << (shift - 1);
+    h += q;
+    if (rem > half || (rem == half && (h & 1u)))
+        h++;
+    return (uint16_t)(sign | h);
 }
 
 /* ---- operand widths ---------------------------------------------------------------- */
@@ -141,10 +195,20 @@ static int src_is_reg(const XInsn *in, unsigned i)
     return !((in->flags & XF_IMM) && i == n - 1);
 }
 
+/* hmma: single registers; d1 only for an f32 D, s5 only for an f32 C. */
+static unsigned hmma_regs(const XInsn *in, int dst, unsigned i)
+{
+    if (dst)
+        return i == 0 || (i == 1 && (in->mod & XHMMA_D32)) ? 1 : 0;
+    return i < 5 || (i == 5 && (in->mod & XHMMA_C32)) ? 1 : 0;
+}
+
 unsigned xisa_operand_regs(const XInsn *in, int dst, unsigned i)
 {
     if (in->op >= XOP_COUNT)
         return 0;
+    if (in->op == XOP_hmma)
+        return hmma_regs(in, dst, i);
     if (dst)
         return i < xisa_ops[in->op].ndst ? dst_regs(in) : 0;
     return src_is_reg(in, i) ? src_regs(in, i) : 0;
@@ -167,7 +231,7 @@ static int op_untyped(unsigned op)
 {
     switch (op) {
     case XOP_nop: case XOP_s2r: case XOP_cvta: case XOP_gaddr: case XOP_bra: case XOP_brc:
-    case XOP_exit: case XOP_bar: case XOP_membar: case XOP_trap: return 1;
+    case XOP_exit: case XOP_bar: case XOP_membar: case XOP_trap: case XOP_hmma: return 1;
     default: return 0;
     }
 }
@@ -200,6 +264,7 @@ static unsigned mod_limit(unsigned op)
     case XOP_ld: case XOP_st: case XOP_cvta: case XOP_atom: case XOP_atomcas: return XS_COUNT;
     case XOP_s2r: return XSR_COUNT;
     case XOP_membar: return XSCOPE_COUNT;
+    case XOP_hmma: return XHMMA_MODS;
     default: return 1;
     }
 }
@@ -413,6 +478,10 @@ static void put_suffixes(Out *o, const XInsn *in)
         put(o, ".%s", subs[in->sub]);
     else if (in->sub)
         put(o, ".sub%u", in->sub);
+    if (in->op == XOP_hmma) /* layouts of A and B, formats of D and C */
+        put(o, ".%s.%s.%s.%s", in->mod & XHMMA_ACOL ? "col" : "row",
+            in->mod & XHMMA_BCOL ? "col" : "row", in->mod & XHMMA_D32 ? "f32" : "f16",
+            in->mod & XHMMA_C32 ? "f32" : "f16");
     if (in->flags & XF_NEG)
         put(o, ".not");
     if (in->flags & XF_UNIFORM)

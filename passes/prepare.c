@@ -17,7 +17,11 @@
  *      target queries (flat address space, legal types) are right;
  *   4. report any call left to a non-intrinsic function other than the declarations isel
  *      knows (vprintf, the math library's __xgpu_* functions), delete non-kernel functions;
- *   5. contract `contract` multiply-add pairs into fma (fma.c), as NVIDIA's backend does.
+ *   5. contract `contract` multiply-add pairs into fma (fma.c), as NVIDIA's backend does;
+ *   6. split phis of struct type whose every use is an extractvalue into one phi per field
+ *      (LLVM sinks the extractvalues of calls made on two paths, e.g. a wmma load whose
+ *      layout is chosen at run time, below a phi of the whole result; isel keeps no
+ *      aggregate in registers).
  */
 #include "lower.h"
 
@@ -388,6 +392,69 @@ static void global_kernel_pointers(LLVMValueRef *kernels, uint32_t nk)
     }
 }
 
+/* Whether phi has a struct type and only single-index extractvalue users. */
+static int splittable_phi(LLVMValueRef phi)
+{
+    if (LLVMGetTypeKind(LLVMTypeOf(phi)) != LLVMStructTypeKind)
+        return 0;
+    for (LLVMUseRef u = LLVMGetFirstUse(phi); u; u = LLVMGetNextUse(u)) {
+        LLVMValueRef user = LLVMGetUser(u);
+        if (!LLVMIsAExtractValueInst(user) || LLVMGetNumIndices(user) != 1)
+            return 0;
+    }
+    return 1;
+}
+
+/* Replaces phi by one phi per field; the incoming aggregates are taken apart at the end
+ * of their predecessors. */
+static void split_phi(LLVMBuilderRef b, LLVMValueRef phi)
+{
+    LLVMTypeRef st = LLVMTypeOf(phi);
+    unsigned nf = LLVMCountStructElementTypes(st), nin = LLVMCountIncoming(phi);
+    LLVMValueRef *fields = calloc(nf ? nf : 1, sizeof *fields);
+    if (!fields)
+        return;
+    LLVMUseRef u;
+    while ((u = LLVMGetFirstUse(phi))) {
+        LLVMValueRef ev = LLVMGetUser(u);
+        unsigned i = LLVMGetIndices(ev)[0];
+        if (!fields[i]) {
+            LLVMPositionBuilderBefore(b, phi);
+            fields[i] = LLVMBuildPhi(b, LLVMStructGetTypeAtIndex(st, i), "");
+            for (unsigned k = 0; k < nin; k++) {
+                LLVMBasicBlockRef pred = LLVMGetIncomingBlock(phi, k);
+                LLVMPositionBuilderBefore(b, LLVMGetBasicBlockTerminator(pred));
+                LLVMValueRef v = LLVMBuildExtractValue(b, LLVMGetIncomingValue(phi, k), i, "");
+                LLVMAddIncoming(fields[i], &v, &pred, 1);
+            }
+        }
+        LLVMReplaceAllUsesWith(ev, fields[i]);
+        LLVMInstructionEraseFromParent(ev);
+    }
+    LLVMInstructionEraseFromParent(phi);
+    free(fields);
+}
+
+/* Step 6 over one kernel, until no splittable phi is left (a split may make the phis
+ * feeding it splittable). */
+static void split_aggregate_phis(LLVMValueRef fn)
+{
+    LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetTypeContext(LLVMTypeOf(fn)));
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+            for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in && LLVMIsAPHINode(in);) {
+                LLVMValueRef next = LLVMGetNextInstruction(in);
+                if (splittable_phi(in)) {
+                    split_phi(b, in);
+                    changed = 1;
+                }
+                in = next;
+            }
+    }
+    LLVMDisposeBuilder(b);
+}
+
 int xgpu_prepare(LLVMModuleRef m, const XgpuLowerOptions *o, const char *src)
 {
     LLVMValueRef *kernels;
@@ -404,6 +471,8 @@ int xgpu_prepare(LLVMModuleRef m, const XgpuLowerOptions *o, const char *src)
         xgpu_contract_fma(m);
     if (!rc)
         delete_device_functions(m, kernels, nk);
+    for (uint32_t i = 0; i < nk && !rc; i++)
+        split_aggregate_phis(kernels[i]);
     free(kernels);
     return rc;
 }

@@ -96,7 +96,7 @@ static XInsn default_insn(unsigned op)
                   op == XOP_bra || op == XOP_brc || op == XOP_exit || op == XOP_bar ||
                   op == XOP_membar || op == XOP_trap || op == XOP_shfl || op == XOP_vote ||
                   op == XOP_actmask || op == XOP_barred || op == XOP_prmt ||
-                  op == XOP_vprintf;
+                  op == XOP_vprintf || op == XOP_hmma;
     if (!untyped)
         in.type = (oi->unit == XU_FP || oi->unit == XU_SFU) ? XT_F32 : XT_U32;
     if (op == XOP_math2)
@@ -105,6 +105,8 @@ static XInsn default_insn(unsigned op)
         in.type2 = XT_S32;
     if (op == XOP_cvta)
         in.mod = XS_SHARED;
+    if (op == XOP_hmma) /* f32 C and D: every operand slot is a register */
+        in.mod = XHMMA_D32 | XHMMA_C32;
     if (op == XOP_brc)
         in.reconv = 1;
     return in;

@@ -25,6 +25,7 @@ static const struct {
     {"lud", "96"},            {"matmul", "64 48 40"},  {"nbody", "256 2"},
     {"nw", "192"},            {"pathfinder", "4000 64 10"}, {"reduction", ""},
     {"scan", ""},             {"spmv", "1500 2"},      {"vecadd", "30000"},
+    {"wmma_gemm", "32 64 32"}, {"wmma_conv", "16 16 8 8"}, {"wmma_rnn", "16 16 64 2"},
 };
 
 /* Drops what legitimately differs between the two runs. */

@@ -62,6 +62,8 @@ static int decode_one(const XGpubin *g, const XInsn *xi, uint32_t count, uint32_
     o->s2 = xi->src[2] == XREG_RZ ? (uint16_t)zrow : xi->src[2];
     o->d1 = xi->dst[1] == XREG_RZ ? (uint16_t)(zrow + 2) : xi->dst[1];
     o->s3 = xi->src[3] == XREG_RZ ? (uint16_t)zrow : xi->src[3];
+    o->s4 = xi->src[4] == XREG_RZ ? (uint16_t)zrow : xi->src[4];
+    o->s5 = xi->src[5] == XREG_RZ ? (uint16_t)zrow : xi->src[5];
     if ((op_flags[xi->op] & XI_BRANCH) && xi->target >= count) {
         snprintf(err, n, "%s: branch target %u outside the kernel", name, xi->target);
         return -1;

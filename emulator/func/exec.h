@@ -49,6 +49,7 @@ struct EmuInsn {
     EmuExecFn fn;       /* EK_PLAIN handler */
     uint16_t d, s0, s1, s2; /* register rows (RZ mapped, see file comment) */
     uint16_t d1, s3;    /* second destination, fourth source (shfl) */
+    uint16_t s4, s5;    /* fifth and sixth sources (hmma) */
     uint8_t kind;       /* EmuKind */
     uint8_t op, type, type2, mod, flags, sub;
     int64_t imm;

@@ -34,9 +34,13 @@
  *     shfl.down r1, r2, r3, r4, r5, 0xffffffff   vote.ballot r1, r2, 0xffffffff
  *     barred.popc r1, r2    math1.sin.f32 r1, r2    math2.pow.f64 r2, r4, r6
  *     vprintf r1, r2, r4    actmask r1    prmt r1, r2, r3, r4
+ *     hmma.q1.row.col.f32.f32 r8, r9, r0, r1, r6, r7, r10, r11
+ *     hmma.q3.col.row.f16.f16 r4, rz, r2, r3, r6, r7, r12, rz
  * The sub-operation (XInsn.sub) is printed right after the space (atom) or the opcode.
  * barred's barrier number (imm) follows as a third operand when it is not 0
  * (`barred.popc r1, r2, 3`); lane masks and byte selectors print in hex.
+ * hmma's suffixes are its quadrant (sub), the layouts of A and B, then the formats of D
+ * and C (mod, XHMMA_*); it is untyped.
  * Suffix order: op[.cmp|.space|.sreg-less mods][.to][.not][.uni][.T][.T2]. Integer
  * immediates are decimal or 0x hex; f32/f64 immediates are raw bits in PTX style
  * (0f + 8 hex digits, 0d + 16). Labels are `name:` lines; the disassembler names them
@@ -181,6 +185,22 @@ typedef enum XMath {
 } XMath;
 #define XMATH_FIRST_BINARY XMATH_POW
 
+/* Tensor steps (hmma). One warp matrix multiply-accumulate D = A*B + C of 16x16x16 with
+ * f16 A and B is four hmma instructions, one per quadrant of D: sub = 2*mi + ni is the
+ * quadrant (rows 8*mi.., columns 8*ni..), mod holds the XHMMA_* bits below. Sources: s0, s1
+ * the A registers of rows 8*mi..8*mi+7, s2, s3 the B registers of columns 8*ni..8*ni+7,
+ * s4 (and s5 for an f32 C) the quadrant's C registers; d0 (and d1 for an f32 D) receives
+ * the quadrant of D. Every operand is one 32-bit register; the instruction reads its
+ * sources in all 32 lanes. The per-lane element mapping is in docs/isa.md. */
+enum {
+    XHMMA_ACOL = 1u << 0, /* A was loaded column-major */
+    XHMMA_BCOL = 1u << 1, /* B was loaded column-major */
+    XHMMA_D32 = 1u << 2,  /* D is f32 (two registers), else packed f16x2 (one) */
+    XHMMA_C32 = 1u << 3,  /* C is f32 (two registers), else packed f16x2 (one) */
+    XHMMA_MODS = 16       /* mod values */
+};
+#define XHMMA_STEPS 4u /* hmma instructions (quadrants) per 16x16x16 product */
+
 /* Memory fence scopes (membar's mod). */
 typedef enum XScope { XSCOPE_CTA, XSCOPE_GL, XSCOPE_SYS, XSCOPE_COUNT } XScope;
 
@@ -209,11 +229,13 @@ typedef struct XInsn {
     uint16_t op;     /* XOp */
     uint8_t type;    /* XType of the result / operation */
     uint8_t type2;   /* XType of the source (cvt) */
-    uint8_t mod;     /* XCmp for set, XSpace for ld/st/cvta, XSreg for s2r, XScope for membar */
+    uint8_t mod;     /* XCmp for set, XSpace for ld/st/cvta, XSreg for s2r, XScope for membar,
+                      * XHMMA_* bits for hmma */
     uint8_t flags;   /* XF_* */
     uint8_t dst[2];  /* destination registers */
     uint8_t src[6];  /* source registers */
-    uint8_t sub;     /* sub-operation: XAtom (atom), XShfl, XVote, XRed, XMath; else 0 */
+    uint8_t sub;     /* sub-operation: XAtom (atom), XShfl, XVote, XRed, XMath, hmma's
+                      * quadrant; else 0 */
     uint8_t pad;     /* zero */
     int64_t imm;     /* immediate operand, memory offset, barrier id or symbol addend */
     uint32_t target; /* branch target pc, or gaddr's symbol index */
@@ -243,6 +265,7 @@ extern const char *const xisa_shfl_names[XSHFL_COUNT];   /* "idx", "up", "down",
 extern const char *const xisa_vote_names[XVOTE_COUNT];   /* "ballot", "any", "all", "uni" */
 extern const char *const xisa_red_names[XRED_COUNT];     /* "popc", "and", "or" */
 extern const char *const xisa_math_names[XMATH_COUNT];   /* "sin", ... "nextafter" */
+extern const char *const xisa_hmma_names[XHMMA_STEPS];   /* "q0" ... "q3" */
 
 /* Size in bytes of a value of type t (1, 2, 4 or 8; 0 for XT_NONE). */
 unsigned xisa_type_size(XType t);
@@ -250,6 +273,10 @@ int xisa_type_is_float(XType t);
 int xisa_type_is_signed(XType t);
 /* Registers an operand of type t occupies (1 or 2). */
 unsigned xisa_type_regs(XType t);
+/* IEEE binary16 (the f16 elements hmma reads and writes): bits -> float is exact; float ->
+ * bits rounds to nearest even, overflowing to infinity; NaN stays NaN (quiet). */
+float xisa_f16_to_f32(uint16_t h);
+uint16_t xisa_f32_to_f16(float f);
 /* Unit an instruction really uses (XU_FP resolves by type; the fp64 pipe is reported
  * as XU_FP with *is_f64 set). */
 XUnit xisa_insn_unit(const XInsn *in, int *is_f64);
@@ -258,7 +285,8 @@ XUnit xisa_insn_unit(const XInsn *in, int *is_f64);
  * else source slot i; 0 when the slot is not a register operand of the instruction.
  * Width follows the op: set/popc/clz results, sel's s2, shift counts and brc's
  * condition are 32-bit; cvt's source follows type2; memory addresses, cvta operands
- * and gaddr's result are 64-bit; s2r's result is 64-bit only for clock64. */
+ * and gaddr's result are 64-bit; s2r's result is 64-bit only for clock64. hmma's operands
+ * are 32-bit; its d1 and s5 are used only for an f32 D and C. */
 unsigned xisa_operand_regs(const XInsn *in, int dst, unsigned i);
 
 /* Memento reuse bits (SPEC.md §1.6): one byte per instruction; bit XREUSE_SRC(i) or

@@ -10,8 +10,10 @@
  * A value is divergent when
  *  - data: it is read from s2r tid.* / laneid / clock / clock64, loaded by any `ld` but
  *    ld.param (even a uniform address in local or generic memory reads per-thread
- *    data), the old value of an atom/atomcas, a shfl result or vprintf's count, used before being defined (live into the entry block: its register holds
- *    whatever each lane had), or computed from a divergent value;
+ *    data), the old value of an atom/atomcas, a shfl result, an hmma result (each lane
+ *    holds other elements of the product), or vprintf's count, used before being
+ *    defined (live into the entry block: its register holds whatever each lane had),
+ *    or computed from a divergent value;
  *  - sync: it is defined inside the region of a divergent brc (the blocks reachable
  *    from the branch before its immediate post-dominator, where the lanes run in
  *    separate groups) and is live into that post-dominator, where the groups meet
@@ -57,8 +59,8 @@ static int is_source(const MInsn *in)
     if (in->x.op == XOP_ld)
         return in->x.mod != XS_PARAM;
     if (in->x.op == XOP_atom || in->x.op == XOP_atomcas || in->x.op == XOP_shfl ||
-        in->x.op == XOP_vprintf)
-        return 1; /* each lane gets its own old value / another lane's value */
+        in->x.op == XOP_vprintf || in->x.op == XOP_hmma)
+        return 1; /* each lane gets its own old value / another lane's value / elements */
     if (in->x.op == XOP_s2r)
         switch (in->x.mod) {
         case XSR_TID_X: case XSR_TID_Y: case XSR_TID_Z:

@@ -5,8 +5,9 @@
  * at block starts, one terminator per block), as mir.h describes.
  *
  * Value model. Every LLVM value of a first-class type lives in one virtual register:
- * i1/i8/i16/i32 and float in a 32-bit vreg, i64, double and pointers in a wide (pair)
- * vreg. Narrow integers (i1, i8, i16) are kept ZERO-EXTENDED in their 32-bit register:
+ * i1/i8/i16/i32, float and <2 x half> (the packed f16 pairs of warp matrix fragments,
+ * isel_wmma.c) in a 32-bit vreg, i64, double and pointers in a wide (pair) vreg.
+ * Narrow integers (i1, i8, i16) are kept ZERO-EXTENDED in their 32-bit register:
  * operations that may set higher bits (add, sub, mul, shl, not, trunc) mask their result;
  * signed operations (compares, sdiv, srem, ashr, sext, sitofp) sign-extend a copy first.
  * Comparisons produce 0 or 1, so i1 values are always 0/1 and can be tested directly.
@@ -221,6 +222,7 @@ XType isel_type(Isel *s, LLVMTypeRef t, int is_signed)
     case LLVMPointerTypeKind: return XT_U64;
     case LLVMFloatTypeKind: return XT_F32;
     case LLVMDoubleTypeKind: return XT_F64;
+    case LLVMVectorTypeKind: return isel_is_half2(t) ? XT_U32 : XT_NONE;
     default: return XT_NONE;
     }
 }
@@ -313,6 +315,9 @@ static MReg constant(Isel *s, LLVMValueRef v)
     }
     if (LLVMIsAConstantExpr(v))
         return const_expr(s, v);
+    if ((LLVMIsAConstantDataVector(v) || LLVMIsAConstantVector(v)) &&
+        isel_is_half2(LLVMTypeOf(v)))
+        return isel_half2_const(s, v);
     XType t = value_type(s, v);
     if (LLVMIsUndef(v) || LLVMIsPoison(v) || LLVMIsAConstantPointerNull(v) || LLVMIsNull(v))
         return isel_movi(s, t == XT_NONE ? XT_U32 : t, 0);

@@ -44,6 +44,10 @@ int isel_extractvalue(Isel *s, LLVMValueRef in)
     if (LLVMGetNumIndices(in) != 1 || !LLVMIsAInstruction(agg) ||
         (!LLVMIsAAtomicCmpXchgInst(agg) && !LLVMIsACallInst(agg)))
         return isel_fail(s, "unsupported extractvalue (aggregate values are not supported)");
+    if (LLVMGetNumIndices(in) == 1 && LLVMIsACallInst(agg) &&
+        LLVMGetTypeKind(LLVMTypeOf(agg)) == LLVMStructTypeKind &&
+        LLVMCountStructElementTypes(LLVMTypeOf(agg)) > 2)
+        return isel_wmma_extract(s, in);
     unsigned idx = LLVMGetIndices(in)[0];
     XType t = isel_type(s, LLVMTypeOf(in), 0);
     if (idx > 1 || t == XT_NONE)

@@ -410,6 +410,8 @@ int isel_call(Isel *s, LLVMValueRef call)
         if (name_matches(name, rules[i].name) &&
             (!best || strlen(rules[i].name) > strlen(best->name)))
             best = &rules[i];
+    if (!strncmp(name, "llvm.nvvm.wmma.", 15))
+        return isel_wmma(s, call, name);
     if (best)
         return best->fn(s, call, best->arg);
     if (!strncmp(name, "llvm.", 5))

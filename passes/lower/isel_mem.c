@@ -397,6 +397,7 @@ static XType mem_type(LLVMTypeRef t)
     case LLVMPointerTypeKind: return XT_U64;
     case LLVMFloatTypeKind: return XT_F32;
     case LLVMDoubleTypeKind: return XT_F64;
+    case LLVMVectorTypeKind: return isel_is_half2(t) ? XT_U32 : XT_NONE; /* packed bits */
     default: return XT_NONE;
     }
 }

@@ -56,6 +56,8 @@ static int isel_kernel(MModule *mm, LLVMValueRef fn, LLVMTargetDataRef td,
     isel_map_free(&s.frames);
     isel_map_free(&s.byval);
     isel_map_free(&s.field1);
+    isel_map_free(&s.aggs);
+    free(s.aggf);
     lower_shared_free(&s.shared);
     free(s.bfirst);
     free(s.blast);

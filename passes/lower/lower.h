@@ -127,6 +127,9 @@ typedef struct Isel {
     IselMap byval;    /* read-only byval argument -> parameter offset */
     IselMap field1;   /* two-field aggregate result ({old, ok} of cmpxchg, {v, p} of
                        * shfl.p) -> vreg of field 1; field 0 lives in vals */
+    IselMap aggs;     /* wmma call with 4 or 8 fields -> index in aggf */
+    MReg (*aggf)[8];  /* their fields' vregs (MREG_NONE: not made yet) */
+    uint32_t naggf, capaggf;
     uint32_t *bfirst; /* MIR block where an LLVM block starts */
     uint32_t *blast;  /* MIR block holding its terminator */
     uint32_t cur;     /* MIR block being filled */
@@ -188,6 +191,12 @@ int isel_ldexp(Isel *s, LLVMValueRef call, int unused);
 int isel_lround(Isel *s, LLVMValueRef call, int math);  /* llvm.lround/lrint: XMath */
 int isel_ldg(Isel *s, LLVMValueRef call, int unused);
 int isel_fpclass(Isel *s, LLVMValueRef call, int unused);
+/* isel_wmma.c: llvm.nvvm.wmma.* (name is the callee's), and extractvalue on their
+ * multi-field results. */
+int isel_wmma(Isel *s, LLVMValueRef call, const char *name);
+int isel_wmma_extract(Isel *s, LLVMValueRef in);
+int isel_is_half2(LLVMTypeRef t);                   /* <2 x half> */
+MReg isel_half2_const(Isel *s, LLVMValueRef v);     /* a <2 x half> constant, packed */
 /* Calls to non-intrinsic declarations the lowering knows: vprintf and the math library's
  * __xgpu_<fn>[f]. Returns 1 when `name` is not one of them (nothing emitted). */
 int isel_known_call(Isel *s, LLVMValueRef call, const char *name);
