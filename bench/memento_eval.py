@@ -181,7 +181,7 @@ def write_table(path, results, names, policies, bits_list, avgs, preset, rejecte
     lines = [f"# Memento evaluation (preset {preset})", ""]
     for bits in bits_list:
         lines += [f"## {bits} reuse bits", "",
-                  "| sample | " + " | ".join(f"{p} IPC" for p in policies) +
+                  "| sample | " + " | ".join(f"{p} IPC / base" for p in policies) +
                   " | memento bank reads | memento CT hits | memento RF energy |",
                   "|---" * (len(policies) + 4) + "|"]
         for n in names:
