@@ -45,21 +45,18 @@ static TmBank *bank_of(const TmSm *sm, const TmSubcore *sc, unsigned r)
     return &sc->bank[r % sm->cfg->rf_banks_per_subcore];
 }
 
-void tm_rf_request(TmSm *sm, TmSubcore *sc, uint16_t ocu, const TmInsn *ti, Cycle now)
-{
-    for (unsigned i = 0; i < ti->nsrc; i++) {
-        TmBank *b = bank_of(sm, sc, ti->src[i]);
-        b->q[(b->head + b->len++) % b->cap] = (TmRead){ocu, now};
-    }
-    sc->reads_queued += ti->nsrc;
-    sc->ocu_collected += !ti->nsrc;
-}
-
 void tm_rf_queue(TmSm *sm, TmSubcore *sc, uint16_t ocu, unsigned r, Cycle now)
 {
     TmBank *b = bank_of(sm, sc, r);
     b->q[(b->head + b->len++) % b->cap] = (TmRead){ocu, now};
     sc->reads_queued++;
+}
+
+void tm_rf_request(TmSm *sm, TmSubcore *sc, uint16_t ocu, const TmInsn *ti, Cycle now)
+{
+    for (unsigned i = 0; i < ti->nsrc; i++)
+        tm_rf_queue(sm, sc, ocu, ti->src[i], now);
+    sc->ocu_collected += !ti->nsrc;
 }
 
 int tm_rf_arbitrate(TmSm *sm, TmSubcore *sc, Cycle now)
