@@ -373,7 +373,7 @@ static void expect_error(const char *key, const char *value, const char *needle)
 
 Test(memento_config, errors_name_the_key)
 {
-    expect_error("rf.collector", "bow", "rf.collector: bow");
+    expect_error("rf.collector", "lots", "rf.collector");
     expect_error("core.sched", "memento", "core.sched: memento needs rf.collector = ccu");
     expect_error("core.sched", "memento-pr", "core.sched: memento-pr needs");
     expect_error("memento.sthld", "lots", "memento.sthld:");

@@ -343,9 +343,18 @@ long emu_config_sthld(const EmuConfig *c)
 static int cfg_check_memento(const EmuConfig *c, char *err, size_t n)
 {
     int ccu = strcmp(c->rf_collector, "ccu") == 0;
-    if (strcmp(c->rf_collector, "bow") == 0) {
-        snprintf(err, n, "rf.collector: bow (bypassing operand collectors) is not implemented "
-                         "yet; use ocu or ccu");
+    if (c->rf_bow_window < 1 || c->rf_bow_window > 64) {
+        snprintf(err, n, "rf.bow_window: must be 1..64, got %u", c->rf_bow_window);
+        return -1;
+    }
+    if (c->rf_rfc_entries < 1 || c->rf_rfc_entries > 64) {
+        snprintf(err, n, "rf.rfc_entries: must be 1..64, got %u", c->rf_rfc_entries);
+        return -1;
+    }
+    if ((strcmp(c->core_sched, "rfc") == 0 || strcmp(c->core_sched, "swrfc") == 0) &&
+        strcmp(c->rf_collector, "ocu") != 0) {
+        snprintf(err, n, "core.sched: %s has its own register-file cache; use rf.collector = "
+                         "ocu (got %s)", c->core_sched, c->rf_collector);
         return -1;
     }
     if (strncmp(c->core_sched, "memento", 7) == 0 && !ccu) {

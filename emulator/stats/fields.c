@@ -85,7 +85,9 @@ static const StatRatio stat_ratios[] = {
     {"core.issued_fraction", "core.issued", {ISSUE_SLOTS, NULL},
      "issue slots that issued / all issue slots"},
     {"rf.ct_hit_rate", "rf.ct_hits", {"rf.ct_hits", "rf.ct_misses"},
-     "caching collectors: source registers found in the cache table / all looked up"},
+     "register caches (ccu, bow, rfc, swrfc): source registers found / all looked up"},
+    {"twolevel.pending_ready_fraction", "twolevel.pending_ready", {ISSUE_SLOTS, NULL},
+     "two-level policies: issue slots lost while a pending warp was ready / all issue slots"},
 };
 #define NRATIOS (sizeof stat_ratios / sizeof stat_ratios[0])
 

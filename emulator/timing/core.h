@@ -43,7 +43,15 @@ typedef struct TmInsn {
     uint64_t regs[4];       /* bit r: register r is read or written (scoreboard check) */
     uint16_t src_near;      /* bit i: src[i]'s next reuse is near (Memento reuse bits) */
     uint8_t dst_near;       /* bit i: dst[i]'s next reuse is near */
+    uint8_t strand;         /* swrfc: TM_STRAND_* bits, a strand starts here (regcache.c) */
 } TmInsn;
+
+/* swrfc strand boundaries (TmInsn.strand). */
+enum {
+    TM_STRAND_FLUSH = 1, /* a strand starts: the operand register file's values are dead */
+    TM_STRAND_YIELD = 2, /* it starts at a consumer of a long-latency result: the warp
+                          * leaves the active set */
+};
 
 /* Issue-stall causes, best (closest to issuing) last. */
 typedef enum TmStall {
@@ -106,6 +114,7 @@ typedef struct TmOcu {
     TmCtEntry *ct;       /* rf.collector = ccu: the cache table; NULL for a plain OCU */
     uint16_t owner;      /* ccu: 1 + the warp slot that owns the CT; 0: none */
     Cycle wport;         /* ccu: last cycle the CT's write port took a result */
+    uint32_t bidx;       /* bow: the instruction's index in its warp's window order */
 } TmOcu;
 
 /* An instruction between dispatch and write-back. */
@@ -118,6 +127,7 @@ typedef struct TmWb {
     uint32_t waiting;   /* memory accesses still outstanding */
     Cycle at;           /* result ready (TM_NEVER while waiting) */
     uint64_t seq;
+    uint32_t bidx;      /* bow: the producer's window index (TmOcu.bidx) */
 } TmWb;
 
 typedef struct TmSched TmSched;
@@ -134,6 +144,7 @@ typedef struct TmSubcore {
     uint8_t last_alloc;  /* TmAllocStall of the last scan (repeated like last_stall) */
     Cycle unit_next[TC_COUNT]; /* first cycle each unit accepts a dispatch (II) */
     uint8_t last_stall;  /* TmStall of the last cycle evaluated (idle skipping) */
+    uint8_t last_tl;     /* two-level policies: TmTlState of the last cycle evaluated */
     uint32_t wb_used;    /* write-back ports used this cycle */
     uint8_t mem_blocked; /* the LD/ST unit refused this sub-core's last access */
     uint32_t ocu_busy;   /* collectors held */
@@ -145,6 +156,23 @@ typedef struct TmSubcore {
 
 typedef struct TmSm TmSm;
 typedef struct TmGpu TmGpu;
+
+/* Two-level schedulers' state of an issue slot (SPEC.md §1.8's state distribution). */
+typedef enum TmTlState { TL_ISSUED, TL_PENDING_READY, TL_NONE_READY } TmTlState;
+
+/* Register caches of the baselines, one per warp slot (mech/regcache.c). */
+typedef struct TmRegCache {
+    uint32_t *stamp;   /* bow: [256] window index of the warp's last instruction that read
+                        * or wrote each register (0: none) */
+    uint32_t n;        /* bow: the warp's instructions that took its collector so far */
+    uint8_t *tag;      /* rfc, swrfc: [rf.rfc_entries] the cached registers */
+    uint64_t valid;    /* bit i: tag[i] holds the register's value */
+    uint8_t next;      /* FIFO replacement: the entry written next */
+    uint8_t strand_ok; /* swrfc: the warp already yielded at the boundary it is at */
+} TmRegCache;
+
+/* Which baseline register cache runs (TmSm.rfc). */
+enum { TM_RFC_NONE, TM_RFC_HW, TM_RFC_SW };
 
 struct TmSm {
     uint32_t id;
@@ -175,6 +203,11 @@ struct TmSm {
     uint8_t alloc;         /* TmAlloc: how collectors are given to warps */
     uint32_t mcounter;     /* memento: the SM's allocation stall counter */
     uint64_t ct_clock;     /* ccu: LRU stamps */
+    uint8_t bow;           /* rf.collector = bow */
+    uint8_t rfc;           /* TM_RFC_*: core.sched = rfc / swrfc */
+    TmRegCache *rc;        /* bow, rfc, swrfc: per warp slot; NULL otherwise */
+    uint32_t *rc_stamps;   /* storage behind rc */
+    uint8_t *rc_tags;
 };
 
 /* How an instruction gets its collector (sm.c, memento.c). */
@@ -228,6 +261,25 @@ void tm_ccu_unlock(TmSm *sm, TmOcu *o);
 void tm_ccu_write(TmSm *sm, TmSubcore *sc, uint16_t slot, unsigned r, int near, Cycle now);
 int tm_ocu_dispatch(TmSm *sm, TmSubcore *sc, Cycle now);
 
+/* mech/regcache.c: BOW's window and the rfc/swrfc register-file caches */
+int tm_rc_init(TmSm *sm);
+void tm_rc_free(TmSm *sm);
+/* A new warp took warp slot: nothing of the last one's is cached. */
+void tm_rc_reset(TmSm *sm, uint16_t slot);
+/* At issue, into collector idx (like tm_ccu_fill): hits need no bank read. */
+void tm_bow_fill(TmSm *sm, TmSubcore *sc, uint32_t idx, uint16_t slot, const TmInsn *ti,
+                 Cycle now);
+void tm_rfc_fill(TmSm *sm, TmSubcore *sc, uint32_t idx, uint16_t slot, const TmInsn *ti,
+                 Cycle now);
+/* At write-back of register r of warp slot: bidx is the producer's window index (bow),
+ * near its reuse bit (swrfc). */
+void tm_bow_write(TmSm *sm, uint16_t slot, unsigned r, uint32_t bidx);
+void tm_rfc_write(TmSm *sm, TmSubcore *sc, uint16_t slot, unsigned r, int near);
+/* The warp left the active set, or its strand ended: its cached values are dropped. */
+void tm_rfc_flush(TmSm *sm, uint16_t slot);
+/* Marks the strand boundaries (TmInsn.strand) of a kernel's n instructions. */
+void tm_strands(TmInsn *info, const XInsn *code, uint32_t n);
+
 /* units.c */
 Cycle tm_unit_latency(const EmuConfig *cfg, unsigned cls);
 /* The latency of in's opcode in its unit (class cls): the unit's own, or the opcode's
@@ -247,6 +299,8 @@ void tm_wb_mem_done(TmSm *sm, uint64_t tag, Cycle now);
 void tm_wb_ready(TmSm *sm, uint32_t i);
 Cycle tm_wb_next(const TmSm *sm, Cycle now);
 
+/* sm.c: the instruction warp w issues next (a control stand-in past the end) */
+const TmInsn *tm_warp_insn(const TmSm *sm, const TmWarp *w);
 /* sm.c: a warp's instruction completed (scoreboard cleared): retire the slot/CTA. */
 void tm_sm_warp_done(TmSm *sm, uint16_t slot);
 

@@ -142,6 +142,7 @@ static EmuStatus gpu_setup(TmGpu *g, const EmuModule *m, int kernel, char *err, 
         uint8_t reuse = m->bin->reuse && at < m->bin->ntext ? m->bin->reuse[at] : 0;
         insn_info(c, &m->bin->text[at], reuse, &g->info[pc]);
     }
+    tm_strands(g->info, &m->bin->text[k->code_start], g->kc->count);
     if (tm_memento_setup(g, err, n))
         return EMU_ERR_INVALID_CONFIG;
     if (!c->core_mem_latency && !(g->mem = memsys_new(c, &g->ctr, err, n)))

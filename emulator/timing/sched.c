@@ -8,6 +8,12 @@
  * two-level: an active set of core.sched_active warps scheduled round robin; a warp of
  *   the set that stalls on a long-latency operation (a pending memory or SFU result, or
  *   a barrier) moves to the back of the pending FIFO and the FIFO's head joins the set.
+ * rfc, swrfc: two-level schedulers whose active warps have a register-file cache
+ *   (mech/regcache.c). A warp of the set that stalls on a long-latency operation or a
+ *   barrier moves to the back of the pending FIFO (swrfc also moves it at strand
+ *   boundaries, sm.c), and its cached registers are dropped. A free place in the set goes
+ *   to the first pending warp, in FIFO order, that is not waiting for a long-latency
+ *   result or at a barrier; the set is filled when the scheduler next orders its warps.
  * memento, memento-pr: Memento's priority (SPEC.md §1.5): the warp that issued last,
  *   then the warps that own a caching collector oldest first, then the others oldest
  *   first; their collectors are allocated by mech/memento.c.
@@ -92,12 +98,9 @@ static void two_fill(TmSched *s)
     }
 }
 
-static uint32_t two_order(TmSched *s, const TmSm *sm, const TmSubcore *sc,
-                          const uint16_t **order, uint16_t *out)
+/* The active set round robin, starting after the warp that issued last. */
+static uint32_t active_rr(const TmSched *s, uint16_t *out)
 {
-    (void)sm, (void)sc;
-    *order = out;
-    two_fill(s);
     uint32_t n = 0, start = 0;
     for (uint32_t i = 0; i < s->nactive; i++)
         if ((int)s->active[i] == s->greedy)
@@ -105,6 +108,41 @@ static uint32_t two_order(TmSched *s, const TmSm *sm, const TmSubcore *sc,
     for (uint32_t k = 0; k < s->nactive; k++)
         out[n++] = s->active[(start + k) % s->nactive];
     return n;
+}
+
+static uint32_t two_order(TmSched *s, const TmSm *sm, const TmSubcore *sc,
+                          const uint16_t **order, uint16_t *out)
+{
+    (void)sm, (void)sc;
+    *order = out;
+    two_fill(s);
+    return active_rr(s, out);
+}
+
+/* rfc, swrfc: may pending warp slot join the active set? */
+static int rfc_eligible(const TmSm *sm, uint16_t slot)
+{
+    const TmWarp *w = &sm->warp[slot];
+    if (w->fw->state != EW_RUN)
+        return 0;
+    return !w->long_ops || !tm_sb_blocked(w, tm_warp_insn(sm, w));
+}
+
+static uint32_t rfc_order(TmSched *s, const TmSm *sm, const TmSubcore *sc,
+                          const uint16_t **order, uint16_t *out)
+{
+    (void)sc;
+    *order = out;
+    for (uint32_t i = 0; i < s->npend && s->nactive < s->active_max;) {
+        uint16_t slot = s->pend[i];
+        if (!rfc_eligible(sm, slot)) {
+            i++;
+            continue;
+        }
+        s->active[s->nactive++] = slot;
+        list_remove(s->pend, &s->npend, slot);
+    }
+    return active_rr(s, out);
 }
 
 static int two_long_stall(TmSched *s, uint16_t slot)
@@ -117,11 +155,23 @@ static int two_long_stall(TmSched *s, uint16_t slot)
     return 1;
 }
 
+/* Leaves the set to be filled by rfc_order. */
+static int rfc_long_stall(TmSched *s, uint16_t slot)
+{
+    if (!s->npend)
+        return 0; /* nobody to swap in */
+    list_remove(s->active, &s->nactive, slot);
+    s->pend[s->npend++] = slot;
+    return 1;
+}
+
 static const TmSchedOps sched_ops[] = {
     /* name         order            issued           long_stall */
     {"lrr",         lrr_order,       note_issued,     NULL},
     {"gto",         gto_order,       note_issued,     NULL},
     {"two-level",   two_order,       note_issued,     two_long_stall},
+    {"rfc",         rfc_order,       note_issued,     rfc_long_stall},
+    {"swrfc",       rfc_order,       note_issued,     rfc_long_stall},
     {"memento",     memento_order,   note_issued,     NULL},
     {"memento-pr",  memento_order,   note_issued,     NULL},
 };
@@ -169,7 +219,8 @@ void tm_sched_add(TmSched *s, uint16_t slot)
     s->byage[s->nage++] = slot;
     s->gto_stale = 1;
     s->pend[s->npend++] = slot;
-    two_fill(s);
+    if (s->ops->order == two_order)
+        two_fill(s);
 }
 
 void tm_sched_remove(TmSched *s, uint16_t slot)
@@ -180,5 +231,14 @@ void tm_sched_remove(TmSched *s, uint16_t slot)
     s->gto_stale = 1;
     if ((int)slot == s->greedy)
         s->greedy = -1;
-    two_fill(s);
+    if (s->ops->order == two_order)
+        two_fill(s);
+}
+
+int tm_sched_active(const TmSched *s, uint16_t slot)
+{
+    for (uint32_t i = 0; i < s->nactive; i++)
+        if (s->active[i] == slot)
+            return 1;
+    return 0;
 }

@@ -1,10 +1,10 @@
 /*
  * sched.h - issue scheduler policies, one vtable per policy chosen by name
- * (core.sched): lrr, gto, two-level, memento, memento-pr. A policy sees the warp slots of
- * one sub-core and writes, every cycle, the order in which the sub-core tries them; the
- * first that can issue does. It hears which warp issued and which warp stalled on a long-latency
- * operation (memory or SFU result, barrier), which two-level uses to rotate its active
- * set.
+ * (core.sched): lrr, gto, two-level, rfc, swrfc, memento, memento-pr. A policy sees the
+ * warp slots of one sub-core and writes, every cycle, the order in which the sub-core
+ * tries them; the first that can issue does. It hears which warp issued and which warp
+ * stalled on a long-latency operation (memory or SFU result, barrier), which the
+ * two-level policies use to rotate their active sets.
  */
 #ifndef EMU_TIMING_SCHED_H
 #define EMU_TIMING_SCHED_H
@@ -43,6 +43,13 @@ void tm_sched_free(TmSched *s);
 /* A warp slot of the sub-core became live (a CTA started) or free. */
 void tm_sched_add(TmSched *s, uint16_t slot);
 void tm_sched_remove(TmSched *s, uint16_t slot);
+/* Whether warp slot is in the active set (two-level policies). */
+int tm_sched_active(const TmSched *s, uint16_t slot);
+/* Whether the policy keeps an active set (two-level, rfc, swrfc). */
+static inline int tm_sched_two_level(const TmSched *s)
+{
+    return s->ops->long_stall != NULL;
+}
 /* Warp slot issued this cycle. */
 static inline void tm_sched_note(TmSched *s, uint16_t slot)
 {

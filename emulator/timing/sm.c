@@ -59,14 +59,17 @@ TmSm *tm_sm_new(TmGpu *g, uint32_t id, char *err, size_t n)
     }
     sm->id = id, sm->gpu = g, sm->cfg = cfg, sm->ctr = &g->ctr, sm->rng = &g->rng;
     sm->ccu = strcmp(cfg->rf_collector, "ccu") == 0;
-    sm->alloc = strcmp(cfg->core_sched, "memento") == 0      ? TA_MEMENTO
-                : strcmp(cfg->core_sched, "memento-pr") == 0 ? TA_PRIVATE
-                                                              : TA_RANDOM;
-    if (strcmp(cfg->rf_collector, "bow") == 0 || (sm->alloc != TA_RANDOM && !sm->ccu)) {
-        if (strcmp(cfg->rf_collector, "bow") == 0)
-            snprintf(err, n, "rf.collector: bow is not implemented yet");
-        else
-            snprintf(err, n, "core.sched: %s needs rf.collector = ccu", cfg->core_sched);
+    sm->bow = strcmp(cfg->rf_collector, "bow") == 0;
+    sm->rfc = strcmp(cfg->core_sched, "rfc") == 0     ? TM_RFC_HW
+              : strcmp(cfg->core_sched, "swrfc") == 0 ? TM_RFC_SW
+                                                       : TM_RFC_NONE;
+    int memento = strncmp(cfg->core_sched, "memento", 7) == 0;
+    sm->alloc = strcmp(cfg->core_sched, "memento") == 0 ? TA_MEMENTO
+                : strcmp(cfg->core_sched, "memento-pr") == 0 || sm->bow ? TA_PRIVATE
+                                                                        : TA_RANDOM;
+    if ((memento && !sm->ccu) || (sm->rfc && strcmp(cfg->rf_collector, "ocu") != 0)) {
+        snprintf(err, n, "core.sched: %s needs rf.collector = %s", cfg->core_sched,
+                 memento ? "ccu" : "ocu");
         free(sm);
         return NULL;
     }
@@ -75,7 +78,7 @@ TmSm *tm_sm_new(TmGpu *g, uint32_t id, char *err, size_t n)
     sm->warp = calloc(sm->max_warps, sizeof *sm->warp);
     sm->sc = calloc(sm->nsc, sizeof *sm->sc);
     sm->cta = calloc(cfg->core_max_ctas_per_sm, sizeof *sm->cta);
-    int bad = !sm->warp || !sm->sc || !sm->cta;
+    int bad = !sm->warp || !sm->sc || !sm->cta || ((sm->bow || sm->rfc) && tm_rc_init(sm));
     for (uint32_t i = 0; i < sm->nsc && !bad; i++)
         bad = sc_init(sm, &sm->sc[i], i, ops);
     if (!bad && !cfg->core_mem_latency) {
@@ -110,6 +113,7 @@ void tm_sm_free(TmSm *sm)
     }
     if (sm->ldst)
         ldst_free(sm->ldst);
+    tm_rc_free(sm);
     free(sm->sc);
     free(sm->cta);
     free(sm->warp);
@@ -166,6 +170,8 @@ EmuStatus tm_sm_start_cta(TmSm *sm, EmuDim3 ctaid, Cycle now)
         sm->warp[s] = (TmWarp){.fw = &t->c.warps[i], .cta = t, .ready_at = now,
                                .age = g->age++};
         t->slot[i] = (uint16_t)s;
+        if (sm->rc)
+            tm_rc_reset(sm, (uint16_t)s);
         tm_sched_add(sm->sc[s % sm->nsc].sched, (uint16_t)s);
         sm->sc[s % sm->nsc].issue_wake = 0;
     }
@@ -256,6 +262,8 @@ static void issue(TmSm *sm, TmSubcore *sc, uint16_t slot, const TmInsn *ti, int 
         return;
     }
     tm_sched_note(sc->sched, slot);
+    if (sm->rc)
+        sm->rc[slot].strand_ok = 0;
     if (ocu >= 0) {
         TmOcu *o = &sc->ocu[ocu];
         o->busy = 1, o->slot = slot, o->cls = ti->cls, o->reads_left = ti->nsrc;
@@ -263,6 +271,10 @@ static void issue(TmSm *sm, TmSubcore *sc, uint16_t slot, const TmInsn *ti, int 
         sc->ocu_busy++;
         if (sm->ccu)
             tm_ccu_fill(sm, sc, (uint32_t)ocu, slot, ti, now);
+        else if (sm->bow)
+            tm_bow_fill(sm, sc, (uint32_t)ocu, slot, ti, now);
+        else if (sm->rfc)
+            tm_rfc_fill(sm, sc, (uint32_t)ocu, slot, ti, now);
         else
             tm_rf_request(sm, sc, (uint16_t)ocu, ti, now);
         tm_sb_set(w, ti);
@@ -299,6 +311,14 @@ static int pick_collector(TmSm *sm, TmSubcore *sc, uint16_t slot)
     return ocu;
 }
 
+const TmInsn *tm_warp_insn(const TmSm *sm, const TmWarp *w)
+{
+    static const TmInsn past_end = {.cls = TC_CTRL};
+    const EmuWarp *fw = w->fw;
+    uint32_t pc = fw->depth ? fw->stack[fw->depth - 1].pc : 0;
+    return pc < sm->gpu->kc->count ? &sm->gpu->info[pc] : &past_end;
+}
+
 /* Why warp slot cannot issue now (TS_ISSUED: it can); *ocu gets a free collector, or
  * TM_PICK_STOP when the scheduler must issue nothing more this cycle. */
 static unsigned can_issue(TmSm *sm, TmSubcore *sc, uint16_t slot, const TmInsn **ti,
@@ -312,9 +332,7 @@ static unsigned can_issue(TmSm *sm, TmSubcore *sc, uint16_t slot, const TmInsn *
         return TS_BARRIER;
     if (w->ready_at > now)
         return TS_IBUFFER;
-    uint32_t pc = fw->stack[fw->depth - 1].pc;
-    static const TmInsn past_end = {.cls = TC_CTRL};
-    *ti = pc < sm->gpu->kc->count ? &sm->gpu->info[pc] : &past_end;
+    *ti = tm_warp_insn(sm, w);
     if (tm_sb_blocked(w, *ti))
         return TS_SCOREBOARD;
     unsigned cls = (*ti)->cls;
@@ -329,9 +347,21 @@ static unsigned can_issue(TmSm *sm, TmSubcore *sc, uint16_t slot, const TmInsn *
     return TS_ISSUED;
 }
 
+/* Counts n issue slots in two-level state st. */
+static void count_tl(TmCounters *c, unsigned st, uint64_t n)
+{
+    switch (st) {
+    case TL_ISSUED: c->tl_issued += n; break;
+    case TL_PENDING_READY: c->tl_pending_ready += n; break;
+    default: c->tl_none_ready += n; break;
+    }
+}
+
 /* Counts the cycle's issue outcome. */
 static void count_stall(TmSm *sm, TmSubcore *sc, unsigned best)
 {
+    if (tm_sched_two_level(sc->sched))
+        count_tl(sm->ctr, sc->last_tl, 1);
     sm->ctr->ocu_alloc_stalls += best == TS_COLLECTOR;
     if (best == TS_COLLECTOR && sc->last_alloc) {
         sm->ctr->ccu_alloc_wait += sc->last_alloc == TAS_WAIT;
@@ -360,6 +390,42 @@ static Cycle issue_next(const TmSm *sm, const TmSubcore *sc, Cycle now)
     return next;
 }
 
+/* Two-level policies: whether a pending warp could issue now if it were active (its
+ * collector aside). */
+static int pending_ready(const TmSm *sm, const TmSubcore *sc, Cycle now)
+{
+    const TmSched *s = sc->sched;
+    for (uint32_t i = 0; i < s->npend; i++) {
+        const TmWarp *w = &sm->warp[s->pend[i]];
+        if (w->fw->state != EW_RUN || w->ready_at > now)
+            continue;
+        const TmInsn *ti = tm_warp_insn(sm, w);
+        if (!tm_sb_blocked(w, ti) && (ti->cls == TC_CTRL || sc->unit_next[ti->cls] <= now + 1))
+            return 1;
+    }
+    return 0;
+}
+
+/* swrfc: warp slot is at a strand boundary it has not passed yet. The operand register
+ * file's values are dead there, and at a long-latency consumer the warp leaves the
+ * active set if a warp waits to come in. Returns 1 when it left. */
+static int strand_end(TmSm *sm, TmSubcore *sc, uint16_t slot)
+{
+    const TmWarp *w = &sm->warp[slot];
+    TmRegCache *rc = &sm->rc[slot];
+    if (w->fw->state != EW_RUN || rc->strand_ok)
+        return 0;
+    unsigned b = tm_warp_insn(sm, w)->strand;
+    if (!b)
+        return 0;
+    rc->strand_ok = 1;
+    tm_rfc_flush(sm, slot);
+    if (!(b & TM_STRAND_YIELD) || !sc->sched->ops->long_stall(sc->sched, slot))
+        return 0;
+    sm->ctr->tl_yields++;
+    return 1;
+}
+
 /* The issue scan (the caller has checked that issue_wake has passed). */
 static int subcore_issue(TmSm *sm, TmSubcore *sc, Cycle now)
 {
@@ -373,6 +439,10 @@ static int subcore_issue(TmSm *sm, TmSubcore *sc, Cycle now)
         const TmInsn *ti = NULL;
         int ocu = -1;
         TmWarp *w = &sm->warp[order[i]];
+        if (sm->rfc == TM_RFC_SW && strand_end(sm, sc, order[i])) {
+            moved = 1;
+            continue;
+        }
         unsigned why = can_issue(sm, sc, order[i], &ti, &ocu, now);
         if (why == TS_ISSUED) {
             issue(sm, sc, order[i], ti, ocu, now);
@@ -380,8 +450,13 @@ static int subcore_issue(TmSm *sm, TmSubcore *sc, Cycle now)
             break;
         }
         if (sc->sched->ops->long_stall &&
-            (why == TS_BARRIER || (why == TS_SCOREBOARD && w->long_ops)))
-            moved |= sc->sched->ops->long_stall(sc->sched, order[i]);
+            (why == TS_BARRIER || (why == TS_SCOREBOARD && w->long_ops)) &&
+            sc->sched->ops->long_stall(sc->sched, order[i])) {
+            moved = 1;
+            sm->ctr->tl_demotions++;
+            if (sm->rfc) /* its cache holds active warps only */
+                tm_rfc_flush(sm, order[i]);
+        }
         if (why > best)
             best = why;
         if (ocu == TM_PICK_STOP)
@@ -389,6 +464,10 @@ static int subcore_issue(TmSm *sm, TmSubcore *sc, Cycle now)
     }
     moved |= sc->last_alloc == TAS_WAIT; /* the stall counter changed */
     sm->stir |= moved;
+    if (tm_sched_two_level(sc->sched))
+        sc->last_tl = best == TS_ISSUED          ? TL_ISSUED
+                      : pending_ready(sm, sc, now) ? TL_PENDING_READY
+                                                   : TL_NONE_READY;
     count_stall(sm, sc, best);
     sc->issue_wake = best == TS_ISSUED || moved ? 0 : issue_next(sm, sc, now);
     return best == TS_ISSUED;
@@ -471,8 +550,11 @@ int tm_sm_tick(TmSm *sm, Cycle now)
 
 void tm_sm_skip(TmSm *sm, Cycle n)
 {
-    for (uint32_t i = 0; i < sm->nsc; i++)
+    for (uint32_t i = 0; i < sm->nsc; i++) {
         *stall_counter(sm->ctr, sm->sc[i].last_stall) += n;
+        if (tm_sched_two_level(sm->sc[i].sched))
+            count_tl(sm->ctr, sm->sc[i].last_tl, n);
+    }
     sm->ctr->subcore_cycles += n * sm->nsc;
     sm->ctr->active_warp_cycles += n * sm->active_warps;
     sm->ctr->sm_busy_cycles += sm->ncta_live ? n : 0;

@@ -10,7 +10,7 @@
  * registers are all written clears its scoreboard bits, so a dependent instruction can
  * issue in the same cycle. Entries without destinations (stores) just retire.
  * With caching collectors, each register written is also offered to the owner warp's
- * cache table (ccu.c). Entries whose ready cycle is known wait in a heap ordered that
+ * cache table (ccu.c); with bow, rfc and swrfc to the warp's register cache (regcache.c). Entries whose ready cycle is known wait in a heap ordered that
  * way (heap.h); freed entries go on a free list.
  */
 #include <stdlib.h>
@@ -40,7 +40,7 @@ int tm_wb_new(TmSm *sm, const TmSubcore *sc, const TmOcu *o)
     TmWb *e = &sm->wb[i];
     *e = (TmWb){.live = 1, .sc = (uint16_t)sc->id, .slot = o->slot, .ndst = o->ti->ndst,
                 .is_long = o->cls == TC_LDST || o->cls == TC_SFU, .at = TM_NEVER,
-                .seq = o->seq, .dst_near = o->ti->dst_near};
+                .seq = o->seq, .dst_near = o->ti->dst_near, .bidx = o->bidx};
     for (unsigned k = 0; k < o->ti->ndst; k++)
         e->dst[k] = o->ti->dst[k];
     sm->wb_live++;
@@ -90,8 +90,13 @@ static int write_regs(TmSm *sm, TmWb *e, Cycle now)
             return 0;
         sc->wb_used++;
         sc->issue_wake = 0;
+        int near = (e->dst_near >> (e->ndst - 1)) & 1;
         if (sm->ccu) /* the owner's CT takes near results (ccu.c) */
-            tm_ccu_write(sm, sc, e->slot, r, (e->dst_near >> (e->ndst - 1)) & 1, now);
+            tm_ccu_write(sm, sc, e->slot, r, near, now);
+        else if (sm->bow) /* forwarded into the warp's collector (regcache.c) */
+            tm_bow_write(sm, e->slot, r, e->bidx);
+        else if (sm->rfc)
+            tm_rfc_write(sm, sc, e->slot, r, near);
         sm->warp[e->slot].sb[r >> 6] &= ~(1ull << (r & 63));
         e->ndst--;
     }
