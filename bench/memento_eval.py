@@ -12,7 +12,9 @@ profiled ones, and writes to OUT (default BUILD/memento-eval):
 
 Each run must print PASS and issue exactly the warp instructions of the baseline run of
 the same binary (timing never changes what executes). A policy the emulator rejects
-(not implemented in this build) is reported and left out.
+(not implemented in this build) is reported and left out. With profiled bits only the
+policies whose timing reads the bits run (USES_BITS). The two-level policies (rfc,
+swrfc) also report the share of issue slots lost while a pending warp was ready.
 
 Profiled bits: the static binary runs once in functional mode with XGPU_REUSE_PROFILE,
 then the sample is recompiled with `xgpu-cc --reuse-profile`.
@@ -43,9 +45,19 @@ POLICIES = [
     ("memento", "rf.collector=ccu;core.sched=memento"),
     ("memento-pr", "rf.collector=ccu;core.sched=memento-pr"),
     ("bow", "rf.collector=bow"),
-    ("rfc", "core.sched=rfc"),
-    ("swrfc", "core.sched=swrfc"),
+    ("rfc", "core.sched=rfc;core.sched_active=2"),
+    ("swrfc", "core.sched=swrfc;core.sched_active=2"),
+    # xgpu's variants of Memento (docs/memento.md): the STHLD knee detector, a CT write
+    # port that takes a whole result (both halves of a 64-bit pair), and both
+    ("memento-knee", "rf.collector=ccu;core.sched=memento;memento.sthld_knee=true"),
+    ("memento-wport", "rf.collector=ccu;core.sched=memento;rf.ct_write_port=result"),
+    ("memento-knee-wport",
+     "rf.collector=ccu;core.sched=memento;memento.sthld_knee=true;rf.ct_write_port=result"),
 ]
+# Policies whose timing reads the reuse bits; the others run with static bits only (their
+# runs with profiled bits would repeat them exactly).
+USES_BITS = {"baseline", "memento", "memento-pr", "swrfc", "memento-knee", "memento-wport",
+             "memento-knee-wport"}
 
 # The paper's headline figures (SPEC.md §1.8), against ours.
 PAPER = {
@@ -57,6 +69,8 @@ PAPER = {
     "IPC vs baseline (memento-pr)": "3.3% above BOW (about +12%)",
     "IPC vs baseline (rfc)": "-9.9%",
     "IPC vs baseline (swrfc)": "-12.9%",
+    "issue slots lost with a ready warp pending (rfc)": "37.6% of cycles",
+    "issue slots lost with a ready warp pending (swrfc)": "43.8% of cycles",
 }
 
 SWEEPS = [
@@ -94,6 +108,7 @@ def figures(data):
         "ct_hit_rate": tm.get("rf.ct_hit_rate"),
         "rf_energy": tm.get("energy.rf_dynamic"),
         "energy_placeholder": tm.get("energy.placeholder"),
+        "pending_ready": tm.get("twolevel.pending_ready_fraction"),
     }
 
 
@@ -163,7 +178,9 @@ def averages(results, names, bits, pol):
     energy = [pct(f["rf_energy"], b["rf_energy"]) for f, b in rows
               if f["rf_energy"] is not None and b["rf_energy"]]
     hits = [f["ct_hit_rate"] for f, _ in rows if f["ct_hit_rate"] is not None]
+    pend = [f["pending_ready"] for f, _ in rows if f.get("pending_ready") is not None]
     return {
+        "pending_ready": sum(pend) / len(pend) if pend else None,
         "ipc_vs_baseline": (ipc - 1.0) * 100.0,
         "bank_reads_vs_baseline": sum(reads) / len(reads) if reads else None,
         "rf_energy_vs_baseline": sum(energy) / len(energy) if energy else None,
@@ -198,15 +215,18 @@ def write_table(path, results, names, policies, bits_list, avgs, preset, rejecte
                          if m and m["rf_energy"] is not None and b["rf_energy"] else "n/a")
             lines.append(f"| {n} | " + " | ".join(cells) + " |")
         lines.append("")
-        lines += ["| average | IPC vs baseline (geomean) | bank reads | RF energy | CT hit ratio |",
-                  "|---|---|---|---|---|"]
+        lines += ["| average | IPC vs baseline (geomean) | bank reads | RF energy | "
+                  "register-cache hit ratio | slots lost, ready warp pending |",
+                  "|---|---|---|---|---|---|"]
         for p in policies[1:]:
             a = avgs.get((bits, p))
             if a:
+                pend = a["pending_ready"] if p in ("rfc", "swrfc") else None
                 lines.append(f"| {p} | {fmt(a['ipc_vs_baseline'])} | "
                              f"{fmt(a['bank_reads_vs_baseline'])} | "
                              f"{fmt(a['rf_energy_vs_baseline'])} | "
-                             f"{fmt(a['ct_hit_rate'] and a['ct_hit_rate'] * 100, signed=False)} |")
+                             f"{fmt(a['ct_hit_rate'] and a['ct_hit_rate'] * 100, signed=False)} | "
+                             f"{fmt(pend and pend * 100, signed=False)} |")
         lines.append("")
     a = avgs.get(("static", "memento")) or {}
     ours = {
@@ -219,6 +239,9 @@ def write_table(path, results, names, policies, bits_list, avgs, preset, rejecte
     for p in ("bow", "memento-pr", "rfc", "swrfc"):
         ap = avgs.get(("static", p))
         ours[f"IPC vs baseline ({p})"] = fmt(ap["ipc_vs_baseline"]) if ap else "not run"
+        if p in ("rfc", "swrfc") and ap:
+            ours[f"issue slots lost with a ready warp pending ({p})"] = \
+                fmt(ap["pending_ready"] and ap["pending_ready"] * 100, signed=False)
     lines += ["## Beside the paper (static bits)", "", "| figure | paper | ours |",
               "|---|---|---|"]
     lines += [f"| {k} | {v} | {ours.get(k, 'n/a')} |" for k, v in PAPER.items()]
@@ -324,7 +347,7 @@ def main():
         for n, f in futs.items():
             binaries[(n, "profiled")] = f.result()
     jobs_ = [((n, b, p), binaries[(n, b)], ov) for n in names for b in bits_list
-             for p, ov in POLICIES]
+             for p, ov in POLICIES if b == "static" or p in USES_BITS]
     results = ev.runs(jobs_)
     policies = [p for p, _ in POLICIES]
     avgs = {}

@@ -1,13 +1,27 @@
 /*
  * 600-rf-util.h - helpers for the register-file cache tests (6xx): a tm_clocked kernel
  * (400-timing-util.h) run with hand-set Memento reuse bits, and the register-file
- * counters and clock span of one such run.
+ * counters and clock span of one such run; and the rig of the unit tests (601, 607).
  */
 #ifndef XGPU_TEST_600_RF_UTIL_H
 #define XGPU_TEST_600_RF_UTIL_H
 
 #include "400-timing-util.h"
 #include "stats/stats.h"
+#include "timing/gpu.h"
+
+/* One SM with one sub-core, eight warp slots and up to eight collectors, driven directly
+ * by the unit tests (each test's rig_init sets it up). */
+typedef struct Rig {
+    EmuConfig cfg;
+    TmCounters ctr;
+    TmRng rng;
+    TmGpu g;
+    TmSm sm;
+    TmSubcore sc;
+    TmOcu ocu[8];
+    TmWarp warp[8];
+} Rig;
 
 /* Like tm_run, with reuse byte bits[i] on the i-th body instruction of tm_clocked (the
  * preamble is 12 instructions) or, with all_near, on every instruction. */

@@ -1,7 +1,8 @@
 /*
  * 601-memento-units.c - Memento's pieces driven directly: a caching collector's cache
  * table (victim choice: invalid, then far at random, then LRU, locked entries never
- * evicted; ownership flush; the write filter with one port per cycle and invalidation),
+ * evicted; ownership flush; the write filter with one port per cycle and invalidation,
+ * and the result-wide port),
  * Memento's allocator (own CCU, far-only free CCU, the stall counter against STHLD, no
  * free CCU, memento-pr's private CCUs), the dynamic STHLD state machine on a synthetic
  * IPC sequence (both state-4 variants, the clamp), the energy figures, and the config
@@ -10,22 +11,11 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include "600-rf-util.h"
 #include "config/config.h"
 #include "mech/memento.h"
 #include "stats/printer.h"
-#include "timing/gpu.h"
 
-/* One SM with one sub-core of two CCUs (8-entry CTs) and eight warp slots. */
-typedef struct Rig {
-    EmuConfig cfg;
-    TmCounters ctr;
-    TmRng rng;
-    TmGpu g;
-    TmSm sm;
-    TmSubcore sc;
-    TmOcu ocu[8];
-    TmWarp warp[8];
-} Rig;
 
 static void rig_init(Rig *r, uint32_t nocu, TmAlloc alloc)
 {
@@ -127,7 +117,7 @@ Test(memento_ccu, locked_entries_are_never_evicted)
     for (unsigned reg = 20; reg < 26; reg++)
         cr_assert(holds(&r, 0, reg), "r%u evicted by its own instruction", reg);
     for (unsigned k = 0; k < 10; k++) /* near results while locked: only 2 entries free */
-        tm_ccu_write(&r.sm, &r.sc, 0, 30 + k, 1, 10 + k);
+        tm_ccu_write(&r.sm, &r.sc, 0, 30 + k, 1, 10 + k, 10 + k);
     for (unsigned reg = 20; reg < 26; reg++)
         cr_expect(holds(&r, 0, reg), "locked r%u evicted by a write-back", reg);
     cr_expect_eq(r.ctr.rf_ct_writes, 10);
@@ -158,23 +148,41 @@ Test(memento_ccu, write_filter_port_and_invalidation)
     const uint8_t a[] = {3, 7};
     TmInsn t = insn(a, 2, 0);
     run_insn(&r, 0, 0, &t);
-    tm_ccu_write(&r.sm, &r.sc, 1, 9, 1, 4); /* warp 1 owns no CCU: nothing happens */
+    tm_ccu_write(&r.sm, &r.sc, 1, 9, 1, 4, 4); /* warp 1 owns no CCU: nothing happens */
     cr_expect_eq(r.ctr.rf_ct_writes + r.ctr.rf_ct_write_drops, 0);
-    tm_ccu_write(&r.sm, &r.sc, 0, 9, 1, 4); /* near: taken */
+    tm_ccu_write(&r.sm, &r.sc, 0, 9, 1, 4, 4); /* near: taken */
     cr_expect(holds(&r, 0, 9));
-    tm_ccu_write(&r.sm, &r.sc, 0, 3, 1, 4); /* second near write in cycle 4: dropped */
+    tm_ccu_write(&r.sm, &r.sc, 0, 3, 1, 40, 4); /* another near write in cycle 4: dropped */
     cr_expect_eq(r.ctr.rf_ct_writes, 1);
     cr_expect_eq(r.ctr.rf_ct_write_drops, 1);
     cr_expect(!holds(&r, 0, 3), "the dropped write invalidates the stale r3");
     cr_expect_eq(r.ctr.rf_ct_invalidations, 1);
-    tm_ccu_write(&r.sm, &r.sc, 0, 7, 0, 5); /* far: not kept, old copy invalidated */
+    tm_ccu_write(&r.sm, &r.sc, 0, 7, 0, 5, 5); /* far: not kept, old copy invalidated */
     cr_expect(!holds(&r, 0, 7));
     cr_expect_eq(r.ctr.rf_ct_invalidations, 2);
-    tm_ccu_write(&r.sm, &r.sc, 0, 11, 0, 5); /* far, not cached: nothing */
+    tm_ccu_write(&r.sm, &r.sc, 0, 11, 0, 5, 5); /* far, not cached: nothing */
     cr_expect_eq(r.ctr.rf_ct_invalidations, 2);
     cr_expect(!holds(&r, 0, 11));
-    tm_ccu_write(&r.sm, &r.sc, 0, 12, 1, 5); /* the port is free again in cycle 5 */
+    tm_ccu_write(&r.sm, &r.sc, 0, 12, 1, 5, 5); /* the port is free again in cycle 5 */
     cr_expect(holds(&r, 0, 12));
+    rig_free(&r);
+}
+
+Test(memento_ccu, result_wide_write_port)
+{
+    Rig r;
+    rig_init(&r, 2, TA_MEMENTO);
+    r.sm.ct_port_result = 1;
+    const uint8_t a[] = {3, 7};
+    TmInsn t = insn(a, 2, 0);
+    run_insn(&r, 0, 0, &t);
+    tm_ccu_write(&r.sm, &r.sc, 0, 20, 1, 8, 4); /* a pair's two registers, one result */
+    tm_ccu_write(&r.sm, &r.sc, 0, 21, 1, 8, 4);
+    cr_expect(holds(&r, 0, 20) && holds(&r, 0, 21), "both halves taken");
+    tm_ccu_write(&r.sm, &r.sc, 0, 22, 1, 9, 4); /* another result in the same cycle */
+    cr_expect(!holds(&r, 0, 22));
+    cr_expect_eq(r.ctr.rf_ct_writes, 2);
+    cr_expect_eq(r.ctr.rf_ct_write_drops, 1);
     rig_free(&r);
 }
 
@@ -302,6 +310,28 @@ Test(memento_sthld, clamped_to_max_and_zero_ipc)
     cr_expect_eq(f.sthld, 31);
     cr_expect_eq(f.state, 2);
     cr_expect_eq(tm_sthld_step(&f, 0.5), 'L', "from zero IPC any rise is large");
+}
+
+Test(memento_sthld, knee_stops_a_slow_decline)
+{
+    /* each step up costs 1.5% of IPC, under the 0.02 boundary */
+    TmSthld plain, knee;
+    tm_sthld_init(&plain, 31, 0.02, 0);
+    tm_sthld_init(&knee, 31, 0.02, 0);
+    knee.knee = 1;
+    double ipc = 1.0;
+    for (int i = 0; i < 4; i++) {
+        tm_sthld_step(&plain, ipc);
+        tm_sthld_step(&knee, ipc);
+        ipc *= 0.985;
+    }
+    cr_expect_eq(plain.sthld, 4, "every interval is S: it keeps climbing");
+    cr_expect_eq(plain.state, 2);
+    /* knee: 1.0 (start, +1), .985 (S, +1), .970 (3% under the best: L, +1 to state 3),
+     * .956 (L again: state 4, -2) */
+    cr_expect_eq(knee.sthld, 1, "%u", knee.sthld);
+    cr_expect_eq(knee.state, 4);
+    cr_expect_float_eq(knee.best_ipc, 1.0, 1e-12);
 }
 
 /* --- energy and configuration -------------------------------------------------------------- */

@@ -3,7 +3,8 @@
  * model, on hand-assembled kernels with hand-set reuse bits: a CT hit reads no bank and
  * lets the instruction dispatch a cycle after issue (exact counts and cycles); a near
  * result is written into the owner's CT and hit by its consumer, a far one is not; a
- * 64-bit near result meets the single write port (one register taken, one dropped);
+ * 64-bit near result meets the single write port (one register taken, one dropped;
+ * both with rf.ct_write_port = result);
  * a far write invalidates the cached copy; with a fixed STHLD of 0 the scheduler never
  * waits, with 31 it does; memento-pr never stalls for allocation; a module without
  * reuse bits counts every operand far; the dynamic STHLD steps exactly at its interval
@@ -52,6 +53,10 @@ Test(memento_timing, one_write_port_per_cycle)
     cr_expect_eq(n.writes - f.writes, 1, "one register of the pair taken");
     cr_expect_eq(n.drops - f.drops, 1, "the other dropped for the port");
     cr_expect_eq(n.hits, f.hits + 1, "the consumer hits one half, reads the other");
+    Res w = measure(CCU "rf.ct_write_port=result", body, near, 1);
+    cr_expect_eq(w.writes - f.writes, 2, "a result-wide port takes both registers");
+    cr_expect_eq(w.drops, f.drops);
+    cr_expect_eq(w.hits, f.hits + 2, "the consumer hits both halves");
 }
 
 Test(memento_timing, far_write_invalidates_the_copy)

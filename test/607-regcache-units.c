@@ -9,21 +9,10 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include "600-rf-util.h"
 #include "config/config.h"
-#include "timing/gpu.h"
 #include "timing/sched.h"
 
-/* One SM, one sub-core with one collector per warp slot, eight warp slots. */
-typedef struct Rig {
-    EmuConfig cfg;
-    TmCounters ctr;
-    TmRng rng;
-    TmGpu g;
-    TmSm sm;
-    TmSubcore sc;
-    TmOcu ocu[8];
-    TmWarp warp[8];
-} Rig;
 
 static void rig_init(Rig *r, const char *collector, const char *sched, uint32_t entries)
 {

@@ -21,6 +21,10 @@
  * a relative change below memento.sl_boundary is S, otherwise L, and the state machine
  * below (SPEC.md §1.7's reconstruction of the paper's Fig. 8) moves STHLD by its edge's
  * step, clamped to [0, memento.sthld_max]. STHLD starts at 0 in state 1 at every launch.
+ * With memento.sthld_knee an interval whose IPC is the boundary or more below the best
+ * interval of the current phase (since the launch, or since state 6 last saw a large
+ * change) also counts as L (xgpu's addition, docs/memento.md): steps
+ * that each cost less than the boundary no longer climb forever.
  */
 #include <math.h>
 #include <stdio.h>
@@ -55,6 +59,11 @@ int tm_sthld_step(TmSthld *f, double ipc)
 {
     double base = f->prev_ipc > 1e-12 ? f->prev_ipc : 1e-12;
     int large = f->state != 1 && fabs(ipc - f->prev_ipc) / base >= f->boundary;
+    if (f->knee && f->state != 1 && f->best_ipc > 1e-12 &&
+        (f->best_ipc - ipc) / f->best_ipc >= f->boundary)
+        large = 1; /* a slow decline, step by small step, from the best seen */
+    /* the best IPC of the current phase: a large change in state 6 starts a new one */
+    f->best_ipc = (f->state == 6 && large) || ipc > f->best_ipc ? ipc : f->best_ipc;
     SthldEdge e = sthld_fsm[f->state][large];
     if (f->state == 4 && !large && f->state4_to_6)
         e.next = 6;
@@ -126,6 +135,7 @@ int tm_memento_setup(TmGpu *g, char *err, size_t n)
     }
     tm_sthld_init(&g->sthld, c->memento_sthld_max, c->memento_sl_boundary,
                   c->memento_state4_to_6);
+    g->sthld.knee = c->memento_sthld_knee;
     if (fixed >= 0)
         g->sthld.sthld = (uint32_t)fixed;
     g->sthld_dynamic = fixed < 0 && strcmp(c->core_sched, "memento") == 0;

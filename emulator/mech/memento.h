@@ -16,6 +16,8 @@ typedef struct TmSthld {
     double prev_ipc;
     double boundary;     /* relative IPC change below which an interval is S */
     int state4_to_6;     /* state 4 on S goes to 6 instead of 2 */
+    int knee;            /* memento.sthld_knee: compare with the best IPC since the last L */
+    double best_ipc;     /* knee: the best interval IPC since the last L (0: none) */
 } TmSthld;
 
 void tm_sthld_init(TmSthld *f, uint32_t max, double boundary, int state4_to_6);

@@ -16,9 +16,10 @@
  * more registers than the CT can lock reads the rest straight from the banks, uncached.
  *
  * At write-back (tm_ccu_write) a result goes into the owner warp's CT only when its
- * reuse bit says near and the CT's single write port is still free this cycle; a far
- * result, or a near one that found the port taken, invalidates any copy of that
- * register in the CT so no stale value can be read later.
+ * reuse bit says near and the CT's single write port is still free this cycle (with
+ * rf.ct_write_port = result the port takes every register of the result it took, so
+ * both halves of a 64-bit pair); a far result, or a near one that found the port taken,
+ * invalidates any copy of that register in the CT so no stale value can be read later.
  */
 #include <stdlib.h>
 #include "timing/core.h"
@@ -121,17 +122,19 @@ void tm_ccu_unlock(TmSm *sm, TmOcu *o)
         o->ct[i].lock = 0;
 }
 
-void tm_ccu_write(TmSm *sm, TmSubcore *sc, uint16_t slot, unsigned r, int near, Cycle now)
+void tm_ccu_write(TmSm *sm, TmSubcore *sc, uint16_t slot, unsigned r, int near,
+                  uint64_t seq, Cycle now)
 {
     uint16_t own = sm->warp[slot].ccu;
     if (!own)
         return; /* no CT holds this warp's registers */
     TmOcu *o = &sc->ocu[own - 1];
     int e = ct_find(sm, o, r);
-    if (near && o->wport != now) {
+    int port_free = o->wport != now || (sm->ct_port_result && o->wseq == seq);
+    if (near && port_free) {
         if (e < 0 && (e = ct_victim(sm, o)) < 0)
             return;
-        o->wport = now;
+        o->wport = now, o->wseq = seq;
         o->ct[e].tag = (uint8_t)r, o->ct[e].valid = 1, o->ct[e].near = 1;
         o->ct[e].used = ++sm->ct_clock;
         sm->ctr->rf_ct_writes++;

@@ -114,6 +114,7 @@ typedef struct TmOcu {
     TmCtEntry *ct;       /* rf.collector = ccu: the cache table; NULL for a plain OCU */
     uint16_t owner;      /* ccu: 1 + the warp slot that owns the CT; 0: none */
     Cycle wport;         /* ccu: last cycle the CT's write port took a result */
+    uint64_t wseq;       /* ccu: issue order (TmWb.seq) of the result it took then */
     uint32_t bidx;       /* bow: the instruction's index in its warp's window order */
 } TmOcu;
 
@@ -200,6 +201,7 @@ struct TmSm {
     Cycle slept;           /* cycles slept and not yet accounted (tm_sm_settle) */
     int stir;              /* this tick changed state without reporting work */
     uint8_t ccu;           /* rf.collector = ccu */
+    uint8_t ct_port_result; /* rf.ct_write_port = result */
     uint8_t alloc;         /* TmAlloc: how collectors are given to warps */
     uint32_t mcounter;     /* memento: the SM's allocation stall counter */
     uint64_t ct_clock;     /* ccu: LRU stamps */
@@ -258,7 +260,8 @@ void tm_ccu_fill(TmSm *sm, TmSubcore *sc, uint32_t idx, uint16_t slot, const TmI
 /* At dispatch: the entries the instruction locked are free to go. */
 void tm_ccu_unlock(TmSm *sm, TmOcu *o);
 /* At write-back of register r of warp slot (near: its reuse bit). */
-void tm_ccu_write(TmSm *sm, TmSubcore *sc, uint16_t slot, unsigned r, int near, Cycle now);
+void tm_ccu_write(TmSm *sm, TmSubcore *sc, uint16_t slot, unsigned r, int near,
+                  uint64_t seq, Cycle now);
 int tm_ocu_dispatch(TmSm *sm, TmSubcore *sc, Cycle now);
 
 /* mech/regcache.c: BOW's window and the rfc/swrfc register-file caches */

@@ -60,6 +60,7 @@ TmSm *tm_sm_new(TmGpu *g, uint32_t id, char *err, size_t n)
     sm->id = id, sm->gpu = g, sm->cfg = cfg, sm->ctr = &g->ctr, sm->rng = &g->rng;
     sm->ccu = strcmp(cfg->rf_collector, "ccu") == 0;
     sm->bow = strcmp(cfg->rf_collector, "bow") == 0;
+    sm->ct_port_result = strcmp(cfg->rf_ct_write_port, "result") == 0;
     sm->rfc = strcmp(cfg->core_sched, "rfc") == 0     ? TM_RFC_HW
               : strcmp(cfg->core_sched, "swrfc") == 0 ? TM_RFC_SW
                                                        : TM_RFC_NONE;

@@ -92,7 +92,7 @@ static int write_regs(TmSm *sm, TmWb *e, Cycle now)
         sc->issue_wake = 0;
         int near = (e->dst_near >> (e->ndst - 1)) & 1;
         if (sm->ccu) /* the owner's CT takes near results (ccu.c) */
-            tm_ccu_write(sm, sc, e->slot, r, near, now);
+            tm_ccu_write(sm, sc, e->slot, r, near, e->seq, now);
         else if (sm->bow) /* forwarded into the warp's collector (regcache.c) */
             tm_bow_write(sm, e->slot, r, e->bidx);
         else if (sm->rfc)
