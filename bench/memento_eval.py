@@ -47,17 +47,15 @@ POLICIES = [
     ("bow", "rf.collector=bow"),
     ("rfc", "core.sched=rfc;core.sched_active=2"),
     ("swrfc", "core.sched=swrfc;core.sched_active=2"),
-    # xgpu's variants of Memento (docs/memento.md): the STHLD knee detector, a CT write
-    # port that takes a whole result (both halves of a 64-bit pair), and both
+    # xgpu's variants of Memento (docs/memento.md): the STHLD knee detector, and a CT
+    # write port that takes one register per cycle (half of a 64-bit result)
     ("memento-knee", "rf.collector=ccu;core.sched=memento;memento.sthld_knee=true"),
-    ("memento-wport", "rf.collector=ccu;core.sched=memento;rf.ct_write_port=result"),
-    ("memento-knee-wport",
-     "rf.collector=ccu;core.sched=memento;memento.sthld_knee=true;rf.ct_write_port=result"),
+    ("memento-regport", "rf.collector=ccu;core.sched=memento;rf.ct_write_port=register"),
 ]
 # Policies whose timing reads the reuse bits; the others run with static bits only (their
 # runs with profiled bits would repeat them exactly).
-USES_BITS = {"baseline", "memento", "memento-pr", "swrfc", "memento-knee", "memento-wport",
-             "memento-knee-wport"}
+USES_BITS = {"baseline", "memento", "memento-pr", "swrfc", "memento-knee",
+             "memento-regport"}
 
 # The paper's headline figures (SPEC.md §1.8), against ours.
 PAPER = {

@@ -3,9 +3,8 @@
  * model, on hand-assembled kernels with hand-set reuse bits: a CT hit reads no bank and
  * lets the instruction dispatch a cycle after issue (exact counts and cycles); a near
  * result is written into the owner's CT and hit by its consumer, a far one is not; a
- * 64-bit near result meets the single write port (one register taken, one dropped;
- * both with rf.ct_write_port = result);
- * a far write invalidates the cached copy; with a fixed STHLD of 0 the scheduler never
+ * 64-bit near result takes the single write port whole (with rf.ct_write_port =
+ * register one register is taken, the other dropped); a far write invalidates the cached copy; with a fixed STHLD of 0 the scheduler never
  * waits, with 31 it does; memento-pr never stalls for allocation; a module without
  * reuse bits counts every operand far; the dynamic STHLD steps exactly at its interval
  * ends (seen in the interval series).
@@ -49,12 +48,13 @@ Test(memento_timing, one_write_port_per_cycle)
     /* a 64-bit result: both registers are written back in the same cycle (two ports) */
     const char *body = "  add.u64 r20, r40, r40\n  add.u64 r22, r20, r20\n";
     const uint8_t near[] = {XREUSE_DST(0)};
-    Res n = measure(CCU, body, near, 1), f = measure(CCU, body, NULL, 0);
+    Res n = measure(CCU "rf.ct_write_port=register", body, near, 1),
+        f = measure(CCU "rf.ct_write_port=register", body, NULL, 0);
     cr_expect_eq(n.writes - f.writes, 1, "one register of the pair taken");
     cr_expect_eq(n.drops - f.drops, 1, "the other dropped for the port");
     cr_expect_eq(n.hits, f.hits + 1, "the consumer hits one half, reads the other");
-    Res w = measure(CCU "rf.ct_write_port=result", body, near, 1);
-    cr_expect_eq(w.writes - f.writes, 2, "a result-wide port takes both registers");
+    Res w = measure(CCU, body, near, 1);
+    cr_expect_eq(w.writes - f.writes, 2, "the default port takes the whole result");
     cr_expect_eq(w.drops, f.drops);
     cr_expect_eq(w.hits, f.hits + 2, "the consumer hits both halves");
 }

@@ -16,9 +16,10 @@
  * more registers than the CT can lock reads the rest straight from the banks, uncached.
  *
  * At write-back (tm_ccu_write) a result goes into the owner warp's CT only when its
- * reuse bit says near and the CT's single write port is still free this cycle (with
- * rf.ct_write_port = result the port takes every register of the result it took, so
- * both halves of a 64-bit pair); a far result, or a near one that found the port taken,
+ * reuse bit says near and the CT's single write port is still free this cycle (the port
+ * takes every register of the one result it accepts, both halves of a 64-bit pair; with
+ * rf.ct_write_port = register only one register); a far result, or a near one that found
+ * the port taken,
  * invalidates any copy of that register in the CT so no stale value can be read later.
  */
 #include <stdlib.h>
