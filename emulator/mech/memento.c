@@ -23,8 +23,8 @@
  * step, clamped to [0, memento.sthld_max]. STHLD starts at 0 in state 1 at every launch.
  * With memento.sthld_knee an interval whose IPC is the boundary or more below the best
  * interval of the current phase (since the launch, or since state 6 last saw a large
- * change) also counts as L (xgpu's addition, docs/memento.md): steps
- * that each cost less than the boundary no longer climb forever.
+ * change) also counts as L (xgpu's addition, docs/memento.md): steps that each cost
+ * less than the boundary no longer climb forever.
  */
 #include <math.h>
 #include <stdio.h>

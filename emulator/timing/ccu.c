@@ -19,8 +19,8 @@
  * reuse bit says near and the CT's single write port is still free this cycle (the port
  * takes every register of the one result it accepts, both halves of a 64-bit pair; with
  * rf.ct_write_port = register only one register); a far result, or a near one that found
- * the port taken,
- * invalidates any copy of that register in the CT so no stale value can be read later.
+ * the port taken, invalidates any copy of that register in the CT so no stale value can
+ * be read later.
  */
 #include <stdlib.h>
 #include "timing/core.h"

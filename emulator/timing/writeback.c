@@ -10,8 +10,9 @@
  * registers are all written clears its scoreboard bits, so a dependent instruction can
  * issue in the same cycle. Entries without destinations (stores) just retire.
  * With caching collectors, each register written is also offered to the owner warp's
- * cache table (ccu.c); with bow, rfc and swrfc to the warp's register cache (regcache.c). Entries whose ready cycle is known wait in a heap ordered that
- * way (heap.h); freed entries go on a free list.
+ * cache table (ccu.c); with bow, rfc and swrfc to the warp's register cache
+ * (regcache.c). Entries whose ready cycle is known wait in a heap ordered that way
+ * (heap.h); freed entries go on a free list.
  */
 #include <stdlib.h>
 #include "timing/gpu.h"
