@@ -320,12 +320,11 @@ const TmInsn *tm_warp_insn(const TmSm *sm, const TmWarp *w)
     return pc < sm->gpu->kc->count ? &sm->gpu->info[pc] : &past_end;
 }
 
-/* Why warp slot cannot issue now (TS_ISSUED: it can); *ocu gets a free collector, or
- * TM_PICK_STOP when the scheduler must issue nothing more this cycle. */
-static unsigned can_issue(TmSm *sm, TmSubcore *sc, uint16_t slot, const TmInsn **ti,
-                          int *ocu, Cycle now)
+/* Why warp w cannot issue now, its collector aside (TS_ISSUED: it can); *ti gets its
+ * instruction once the warp is running and its buffer full. */
+static unsigned warp_ready(const TmSm *sm, const TmSubcore *sc, const TmWarp *w,
+                           const TmInsn **ti, Cycle now)
 {
-    const TmWarp *w = &sm->warp[slot];
     const EmuWarp *fw = w->fw;
     if (fw->state == EW_DONE)
         return TS_NO_WARP;
@@ -343,6 +342,17 @@ static unsigned can_issue(TmSm *sm, TmSubcore *sc, uint16_t slot, const TmInsn *
         return cls == TC_LDST ? TS_MEM : TS_UNIT;
     if (cls == TC_LDST && sc->mem_blocked)
         return TS_MEM;
+    return TS_ISSUED;
+}
+
+/* Why warp slot cannot issue now (TS_ISSUED: it can); *ocu gets a free collector, or
+ * TM_PICK_STOP when the scheduler must issue nothing more this cycle. */
+static unsigned can_issue(TmSm *sm, TmSubcore *sc, uint16_t slot, const TmInsn **ti,
+                          int *ocu, Cycle now)
+{
+    unsigned why = warp_ready(sm, sc, &sm->warp[slot], ti, now);
+    if (why != TS_ISSUED || (*ti)->cls == TC_CTRL)
+        return why;
     if ((*ocu = pick_collector(sm, sc, slot)) < 0)
         return TS_COLLECTOR;
     return TS_ISSUED;
@@ -397,11 +407,8 @@ static int pending_ready(const TmSm *sm, const TmSubcore *sc, Cycle now)
 {
     const TmSched *s = sc->sched;
     for (uint32_t i = 0; i < s->npend; i++) {
-        const TmWarp *w = &sm->warp[s->pend[i]];
-        if (w->fw->state != EW_RUN || w->ready_at > now)
-            continue;
-        const TmInsn *ti = tm_warp_insn(sm, w);
-        if (!tm_sb_blocked(w, ti) && (ti->cls == TC_CTRL || sc->unit_next[ti->cls] <= now + 1))
+        const TmInsn *ti;
+        if (warp_ready(sm, sc, &sm->warp[s->pend[i]], &ti, now) == TS_ISSUED)
             return 1;
     }
     return 0;
