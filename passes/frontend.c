@@ -49,6 +49,7 @@ typedef struct Entry {
 
 typedef struct Frontend {
     CXTranslationUnit tu;
+    Str errors;                    /* located errors for the driver to print */
     CXPrintingPolicy param_policy; /* parameters: terse, no attributes */
     CXPrintingPolicy decl_policy;  /* template declarations: also the qualified name */
     Entry *v;
@@ -79,12 +80,21 @@ static void str_add(Str *s, const char *t)
 static void str_addf(Str *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void str_addf(Str *s, const char *fmt, ...)
 {
-    char buf[64];
-    va_list ap;
+    char small[64], *buf = small;
+    va_list ap, again;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_copy(again, ap);
+    int k = vsnprintf(small, sizeof small, fmt, ap);
     va_end(ap);
-    str_add(s, buf);
+    if (k >= (int)sizeof small && (buf = malloc((size_t)k + 1)))
+        vsnprintf(buf, (size_t)k + 1, fmt, again);
+    va_end(again);
+    if (!buf || k < 0)
+        s->oom = 1;
+    else
+        str_add(s, buf);
+    if (buf != small)
+        free(buf);
 }
 
 /* Appends a libclang string and disposes of it. */
@@ -250,9 +260,62 @@ static int add_template_args(Str *s, CXCursor c)
     return 0;
 }
 
+static int has_long_double(CXType t);
+
+static enum CXVisitorResult field_long_double(CXCursor c, CXClientData d)
+{
+    if (has_long_double(clang_getCursorType(c))) {
+        *(int *)d = 1;
+        return CXVisit_Break;
+    }
+    return CXVisit_Continue;
+}
+
+/* Whether a value of type t holds a long double: itself, an array element or a field. */
+static int has_long_double(CXType t)
+{
+    t = clang_getCanonicalType(t);
+    if (t.kind == CXType_LongDouble)
+        return 1;
+    if (t.kind == CXType_ConstantArray)
+        return has_long_double(clang_getArrayElementType(t));
+    int found = 0;
+    if (t.kind == CXType_Record)
+        clang_Type_visitFields(t, field_long_double, &found);
+    return found;
+}
+
+/* Kernel parameters the host and the device would lay out differently: long double is
+ * the 80-bit x87 format in 16 bytes on the host and a double on the device, so its value
+ * would arrive as garbage. Reported as a located error; no conversion is attempted. */
+static void check_params(Frontend *fe, CXCursor c)
+{
+    int n = clang_Cursor_getNumArguments(c);
+    for (int i = 0; i < n; i++) {
+        CXCursor p = clang_Cursor_getArgument(c, (unsigned)i);
+        if (!has_long_double(clang_getCursorType(p)))
+            continue;
+        CXFile file;
+        unsigned line, col;
+        clang_getExpansionLocation(clang_getCursorLocation(p), &file, &line, &col, NULL);
+        CXString fname = clang_getFileName(file), pname = clang_getCursorSpelling(p);
+        CXString tname = clang_getTypeSpelling(clang_getCursorType(p));
+        const char *pn = clang_getCString(pname);
+        str_addf(&fe->errors,
+                 "%s:%u:%u: error: kernel parameter %s%s%shas type '%s': long double is not "
+                 "supported by xgpu in kernel parameters (the device computes it as double); "
+                 "pass a double\n",
+                 file ? clang_getCString(fname) : "<unknown>", line, col, pn && *pn ? "'" : "",
+                 pn && *pn ? pn : "", pn && *pn ? "' " : "", clang_getCString(tname));
+        clang_disposeString(fname), clang_disposeString(pname), clang_disposeString(tname);
+    }
+}
+
 /* A kernel definition that is a function (plain, static member, explicit specialization). */
 static void record_function(Frontend *fe, CXCursor c)
 {
+    if (followed_by_body(fe, c)) /* bodies are skipped: not a "definition" to libclang */
+        check_params(fe, c);
     Str sig = {0};
     str_cx(&sig, clang_getTypeSpelling(clang_getCursorResultType(c)));
     str_add(&sig, " ");
@@ -441,9 +504,11 @@ int xgpu_frontend_signatures(const char *src, const char *const *argv, int argc,
     if (tu)
         clang_disposeTranslationUnit(tu);
     clang_disposeIndex(index);
-    if (fe.oom)
-        xgpu_frontend_free(out);
-    return fe.oom ? -1 : 0;
+    if (fe.oom || fe.errors.oom)
+        free(fe.errors.p), xgpu_frontend_free(out);
+    else
+        out->errors = fe.errors.p;
+    return fe.oom || fe.errors.oom ? -1 : 0;
 }
 
 void xgpu_frontend_free(XgpuSignatures *s)
@@ -453,5 +518,6 @@ void xgpu_frontend_free(XgpuSignatures *s)
         free((char *)s->v[i].signature);
     }
     free(s->v);
+    free(s->errors);
     memset(s, 0, sizeof *s);
 }

@@ -3,9 +3,11 @@
  *
  * xgpu-cc calls xgpu_frontend_signatures for each .cu input with the arguments of its
  * device compilation, and hands the result to the lowering (XgpuLowerOptions.signatures),
- * which puts each kernel's signature into .xgpu.kernels. The front end never reports
- * anything: a source that does not parse gets no signatures, and the device compile that
- * follows prints clang's own diagnostics.
+ * which puts each kernel's signature into .xgpu.kernels. A source that does not parse
+ * gets no signatures, and the device compile that follows prints clang's own diagnostics.
+ * The front end reports only what clang accepts but xgpu cannot run correctly: a kernel
+ * parameter of type long double (the host passes the 80-bit x87 format in 16 bytes, the
+ * device computes long double as double), as located errors in `errors`.
  */
 #ifndef XGPU_FRONTEND_H
 #define XGPU_FRONTEND_H
@@ -15,6 +17,7 @@
 typedef struct XgpuSignatures {
     XgpuSignature *v; /* names and signatures are owned by the list */
     unsigned n, cap;
+    char *errors;     /* "file:line:col: error: ...\n" lines, or NULL; owned by the list */
 } XgpuSignatures;
 
 /* Parses src (device side) with the clang command line argv[0..argc) (argv[0] names the

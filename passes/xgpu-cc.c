@@ -19,8 +19,17 @@
  * the generated calls (__cudaPushCallConfiguration, cudaLaunchKernel, registration) do not
  * depend on what is installed on the machine.
  *
- * Diagnostics are clang's own (the host pass prints located ones for annotations); the
- * driver's exit status is the first failing step's.
+ * nvcc's environment. Every .cu is compiled with cuda_runtime.h included first
+ * (-include), as nvcc does, and with nvcc's host compiler's leniency where clang has a
+ * flag for it: narrowing conversions in braced initializers and the `register` storage
+ * class are warnings, not errors. -E and -M/-MM preprocess (host side) only; -MD/-MMD and
+ * their -MF/-MT/-MQ/-MP go to the host compile of each source.
+ *
+ * Diagnostics are clang's own (the host pass prints located ones for annotations), plus
+ * a located note where clang's error has a cause nvcc accepts (a launch written
+ * `k << < g, b >> > (...)`). A step that fails without printing anything is named with its
+ * exit status. The driver's exit status is the first failing step's. An output path that
+ * names one of the inputs is refused before anything runs.
  */
 #define _GNU_SOURCE /* vasprintf */
 #include <dirent.h>
@@ -78,6 +87,7 @@ typedef struct Driver {
     int device_only;    /* --cuda-device-only */
     int verbose;        /* -v */
     int keep_temps;     /* --keep-temps */
+    int preprocess;     /* -E, -M or -MM: run clang's preprocessor (host side) only */
     int debug;          /* -g */
     unsigned opt;       /* -O level */
     unsigned max_regs;  /* --max-regs */
@@ -87,6 +97,9 @@ typedef struct Driver {
     const char *reuse_profile; /* --reuse-profile */
     Argv cflags;        /* -I -D -U -W -std -f... forwarded to every compile */
     Argv ldflags;       /* -L -l -Wl, ... forwarded to the link */
+    Argv ppflags;       /* -E -M -MM */
+    Argv depflags;      /* -MD -MMD -MP -MF -MT -MQ: the host compile's dependency file */
+    int dep_file, dep_target; /* -MF, -MT/-MQ given */
     const char *clang;
     SigJob sigjob;      /* the front end of the .cu being compiled */
     char incdir[PATH_MAX];
@@ -133,6 +146,8 @@ static void usage(FILE *f)
             "  -o FILE            output file (default a.out, or NAME.o with -c)\n"
             "  -c                 compile only, do not link\n"
             "  -S                 with device IR input or --cuda-device-only: write xgpu assembly\n"
+            "  -E, -M, -MM        preprocess only (host side), or list the dependencies\n"
+            "  -MD -MMD -MF FILE -MT T -MQ T -MP   dependency file of each compile\n"
             "  --cuda-device-only compile device code only; write the fat device binary\n"
             "  -O0 -O1 -O2 -O3    optimization level (default -O2)\n"
             "  -g                 debug information (source lines in the device binary)\n"
@@ -173,7 +188,7 @@ static InKind kind_of(const char *path)
 static int takes_arg(const char *a)
 {
     static const char *const two[] = {"-I", "-D", "-U", "-L", "-l", "-include", "-isystem",
-                                      "-o", "-x", NULL};
+                                      "-o", "-x", "-MF", "-MT", "-MQ", NULL};
     for (int i = 0; two[i]; i++)
         if (!strcmp(a, two[i]))
             return 1;
@@ -216,6 +231,11 @@ static int parse_args(Driver *d, int argc, char **argv)
                 fprintf(stderr, "xgpu-cc: error: '-x' is not supported; the input kind comes "
                                 "from the file extension\n");
                 return -1;
+            } else if (!strcmp(a, "-MF") || !strcmp(a, "-MT") || !strcmp(a, "-MQ")) {
+                d->dep_file |= a[2] == 'F';
+                d->dep_target |= a[2] != 'F';
+                push(&d->depflags, a);
+                push(&d->depflags, v);
             } else {
                 Argv *dst = (!strcmp(a, "-L") || !strcmp(a, "-l")) ? &d->ldflags : &d->cflags;
                 push(dst, a);
@@ -223,6 +243,11 @@ static int parse_args(Driver *d, int argc, char **argv)
             }
         } else if (!strcmp(a, "-c"))
             d->compile_only = 1;
+        else if (!strcmp(a, "-E") || !strcmp(a, "-M") || !strcmp(a, "-MM")) {
+            d->preprocess = 1;
+            push(&d->ppflags, a);
+        } else if (!strcmp(a, "-MD") || !strcmp(a, "-MMD") || !strcmp(a, "-MP"))
+            push(&d->depflags, a);
         else if (!strcmp(a, "-S"))
             d->emit_asm = 1;
         else if (!strcmp(a, "--cuda-device-only"))
@@ -285,6 +310,31 @@ static int parse_args(Driver *d, int argc, char **argv)
     return 0;
 }
 
+/* Copies the child's stderr to ours as it arrives; returns the number of bytes seen. */
+static size_t relay(int fd)
+{
+    char buf[4096];
+    size_t seen = 0;
+    for (;;) {
+        ssize_t k = read(fd, buf, sizeof buf);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return seen;
+        seen += (size_t)k;
+        for (ssize_t off = 0; off < k;) {
+            ssize_t w = write(2, buf + off, (size_t)(k - off));
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w <= 0)
+                break;
+            off += w;
+        }
+    }
+}
+
+/* Runs a step. Its stderr passes through a pipe, so that a step which fails without a
+ * word (a broken XGPU_CLANG, a crash) is still named. */
 static int run(Driver *d, Argv *cmd)
 {
     if (d->verbose) {
@@ -293,24 +343,49 @@ static int run(Driver *d, Argv *cmd)
         fputc('\n', stderr);
     }
     fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
+    int err[2];
+    if (pipe(err)) {
         fprintf(stderr, "xgpu-cc: error: cannot start %s: %s\n", cmd->v[0], strerror(errno));
         return 1;
     }
+    pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "xgpu-cc: error: cannot start %s: %s\n", cmd->v[0], strerror(errno));
+        close(err[0]), close(err[1]);
+        return 1;
+    }
     if (pid == 0) {
+        dup2(err[1], 2);
+        close(err[0]), close(err[1]);
         execvp(cmd->v[0], (char *const *)cmd->v);
         fprintf(stderr, "xgpu-cc: error: cannot run %s: %s\n", cmd->v[0], strerror(errno));
         _exit(127);
     }
+    close(err[1]);
+    size_t said = relay(err[0]);
+    close(err[0]);
     int st;
     while (waitpid(pid, &st, 0) < 0)
         if (errno != EINTR)
             return 1;
-    if (WIFEXITED(st))
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+        return 0;
+    if (WIFEXITED(st)) {
+        if (!said)
+            fprintf(stderr, "xgpu-cc: error: %s failed with exit status %d and printed nothing "
+                            "(is XGPU_CLANG a working clang?)\n", cmd->v[0], WEXITSTATUS(st));
         return WEXITSTATUS(st);
+    }
     fprintf(stderr, "xgpu-cc: error: %s terminated by signal %d\n", cmd->v[0], WTERMSIG(st));
     return 1;
+}
+
+/* clang, with colours when our stderr is a terminal (its own is a pipe). */
+static void push_clang(Driver *d, Argv *c)
+{
+    push(c, d->clang);
+    if (isatty(2))
+        push(c, "-fcolor-diagnostics");
 }
 
 static const char *temp(Driver *d, const char *input, const char *ext)
@@ -323,7 +398,7 @@ static const char *temp(Driver *d, const char *input, const char *ext)
 /* Arguments shared by the device and host compilations of a CUDA source. */
 static void cuda_common(Driver *d, Argv *c)
 {
-    push(c, d->clang);
+    push_clang(d, c);
     push(c, "-x");
     push(c, "cuda");
     push(c, "--cuda-gpu-arch=" XGPU_CUDA_ARCH);
@@ -338,6 +413,11 @@ static void cuda_common(Driver *d, Argv *c)
     push(c, "-I");
     push(c, d->incdir);
     push(c, fmt("-O%u", d->opt));
+    /* nvcc's environment: cuda_runtime.h first, nvcc's host compiler's leniency */
+    push(c, "-include");
+    push(c, "cuda_runtime.h");
+    push(c, "-Wno-error=c++11-narrowing");
+    push(c, "-Wno-error=register");
     pushall(c, &d->cflags);
 }
 
@@ -382,6 +462,59 @@ static void sig_free(Driver *d)
     d->sigjob = (SigJob){0};
 }
 
+/* The next character of src at or after i that is not blank. */
+static size_t skip_blanks(const char *t, size_t i, size_t n)
+{
+    while (i < n && (t[i] == ' ' || t[i] == '\t'))
+        i++;
+    return i;
+}
+
+/* After a failed compile of src: clang has no flag for nvcc's reading of a launch written
+ * with spaces inside the chevrons ("k << < g, b >> > (args)"), so each such place gets a
+ * note saying what to write. Comments and literals are skipped. */
+static void note_spaced_launches(const char *src)
+{
+    FILE *f = fopen(src, "rb");
+    if (!f)
+        return;
+    char *t = NULL;
+    size_t n = 0;
+    FILE *m = open_memstream(&t, &n);
+    int ch;
+    while (m && (ch = fgetc(f)) != EOF)
+        fputc(ch, m);
+    fclose(f);
+    if (!m || fclose(m))
+        return;
+    unsigned line = 1, col = 1;
+    for (size_t i = 0; i < n; i++, col++) {
+        char c = t[i];
+        if (c == '\n') {
+            line++, col = 0;
+        } else if (c == '/' && i + 1 < n && t[i + 1] == '/') {
+            while (i + 1 < n && t[i + 1] != '\n')
+                i++;
+        } else if (c == '/' && i + 1 < n && t[i + 1] == '*') {
+            for (i += 2; i + 1 < n && !(t[i] == '*' && t[i + 1] == '/'); i++)
+                if (t[i] == '\n')
+                    line++, col = 0;
+            i++;
+        } else if (c == '"' || c == '\'') {
+            for (i++; i < n && t[i] != c && t[i] != '\n'; i++)
+                i += t[i] == '\\';
+        } else if (c == '<' && i + 2 < n && t[i + 1] == '<' && t[i + 2] != '<') {
+            size_t j = skip_blanks(t, i + 2, n);
+            if (j > i + 2 && j < n && t[j] == '<')
+                fprintf(stderr, "%s:%u:%u: note: xgpu-cc: clang does not read '<< <' as a "
+                                "kernel launch; write it without spaces inside the chevrons: "
+                                "'kernel<<<grid, block>>>(args)'\n", src, line, col);
+            i++, col++;
+        }
+    }
+    free(t);
+}
+
 static int compile_device(Driver *d, const char *src, const char *bc)
 {
     Argv c = {0};
@@ -394,14 +527,21 @@ static int compile_device(Driver *d, const char *src, const char *bc)
     push(&c, bc);
     sig_start(d, src);
     int rc = run(d, &c);
-    if (rc) /* no lowering follows */
+    if (rc) { /* no lowering follows */
+        note_spaced_launches(src);
         sig_free(d);
+    }
     return rc;
 }
 
 static int lower(Driver *d, const char *src_name, const char *ir, const char *fat, FILE *asm_out)
 {
     sig_wait(d); /* a .cu's front end, started with its device compile */
+    if (d->sigjob.sigs.errors) {
+        fputs(d->sigjob.sigs.errors, stderr);
+        sig_free(d);
+        return 1;
+    }
     XgpuLowerOptions o = {0};
     o.signatures = d->sigjob.sigs.v;
     o.nsignatures = d->sigjob.sigs.n;
@@ -421,7 +561,40 @@ static int lower(Driver *d, const char *src_name, const char *ir, const char *fa
     return rc;
 }
 
-static int compile_host_cuda(Driver *d, const char *src, const char *fat, const char *bc)
+/* "dir/name.cu" -> "name" + ext (in the working directory, as a compiler's default). */
+static char *base_with(const char *path, const char *ext)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    const char *dot = strrchr(base, '.');
+    size_t n = dot ? (size_t)(dot - base) : strlen(base);
+    return fmt("%.*s%s", (int)n, base, ext);
+}
+
+/* -MD and friends for the host compile of src whose object is obj: the dependency file
+ * and its target are named after the object the user sees (NAME.o beside -o with -c),
+ * not after the driver's temporary files. */
+static void push_depflags(Driver *d, Argv *c, const char *src, const char *obj)
+{
+    if (!d->depflags.n)
+        return;
+    pushall(c, &d->depflags);
+    const char *target = d->compile_only ? obj : base_with(src, ".o");
+    int writes = 0;
+    for (int i = 0; i < d->depflags.n; i++)
+        writes |= !strcmp(d->depflags.v[i], "-MD") || !strcmp(d->depflags.v[i], "-MMD");
+    if (writes && !d->dep_file) {
+        push(c, "-MF");
+        push(c, base_with(target, ".d"));
+    }
+    if (!d->dep_target) {
+        push(c, "-MT");
+        push(c, target);
+    }
+}
+
+static int compile_host_cuda(Driver *d, const char *src, const char *fat, const char *bc,
+                             const char *obj)
 {
     Argv c = {0};
     cuda_common(d, &c);
@@ -433,6 +606,7 @@ static int compile_host_cuda(Driver *d, const char *src, const char *fat, const 
     push(&c, "-emit-llvm");
     push(&c, "-Xclang");
     push(&c, "-disable-llvm-passes");
+    push_depflags(d, &c, src, obj);
     push(&c, "-c");
     push(&c, src);
     push(&c, "-o");
@@ -440,20 +614,27 @@ static int compile_host_cuda(Driver *d, const char *src, const char *fat, const 
     return run(d, &c);
 }
 
-static int compile_host_c(Driver *d, const Input *in, const char *bc)
+/* The start of a host compile of a C or C++ source. */
+static void host_c_common(Driver *d, Argv *c, const Input *in)
+{
+    push_clang(d, c);
+    push(c, in->kind == IN_CXX ? "-xc++" : "-xc");
+    push(c, "-I");
+    push(c, fmt("%s/xgpu/cuda", d->incdir));
+    push(c, "-I");
+    push(c, d->incdir);
+    push(c, fmt("-O%u", d->opt));
+    pushall(c, &d->cflags);
+}
+
+static int compile_host_c(Driver *d, const Input *in, const char *bc, const char *obj)
 {
     Argv c = {0};
-    push(&c, d->clang);
-    push(&c, in->kind == IN_CXX ? "-xc++" : "-xc");
-    push(&c, "-I");
-    push(&c, fmt("%s/xgpu/cuda", d->incdir));
-    push(&c, "-I");
-    push(&c, d->incdir);
-    push(&c, fmt("-O%u", d->opt));
-    pushall(&c, &d->cflags);
+    host_c_common(d, &c, in);
     push(&c, "-emit-llvm");
     push(&c, "-Xclang");
     push(&c, "-disable-llvm-passes");
+    push_depflags(d, &c, in->path, obj);
     push(&c, "-c");
     push(&c, in->path);
     push(&c, "-o");
@@ -478,7 +659,7 @@ static int host_backend(Driver *d, const char *src, const char *bc, const char *
     if (xgpu_host_pass_file(bc, done))
         return 1;
     Argv c = {0};
-    push(&c, d->clang);
+    push_clang(d, &c);
     push(&c, fmt("-O%u", d->opt));
     push(&c, "-Wno-unused-command-line-argument");
     for (int i = 0; i < d->cflags.n; i++)
@@ -495,7 +676,7 @@ static int host_backend(Driver *d, const char *src, const char *bc, const char *
 static int compile_host(Driver *d, const Input *in, const char *obj)
 {
     const char *bc = temp(d, in->path, ".host.bc");
-    int rc = compile_host_c(d, in, bc);
+    int rc = compile_host_c(d, in, bc, obj);
     return rc ? rc : host_backend(d, in->path, bc, obj);
 }
 
@@ -505,11 +686,7 @@ static const char *object_name(Driver *d, const Input *in)
         return d->output;
     if (!d->compile_only)
         return temp(d, in->path, ".o");
-    const char *base = strrchr(in->path, '/');
-    base = base ? base + 1 : in->path;
-    const char *dot = strrchr(base, '.');
-    size_t n = dot ? (size_t)(dot - base) : strlen(base);
-    return fmt("%.*s.o", (int)n, base);
+    return base_with(in->path, ".o");
 }
 
 /* Device-only work: lower device IR, or compile a .cu's device side, to assembly or a
@@ -555,7 +732,7 @@ static int compile_one(Driver *d, const Input *in, Argv *link)
         const char *fat = temp(d, in->path, ".fatbin");
         const char *hbc = temp(d, in->path, ".host.bc");
         if ((rc = compile_device(d, in->path, bc)) || (rc = lower(d, in->path, bc, fat, NULL)) ||
-            (rc = compile_host_cuda(d, in->path, fat, hbc)) ||
+            (rc = compile_host_cuda(d, in->path, fat, hbc, obj)) ||
             (rc = host_backend(d, in->path, hbc, obj)))
             return rc;
     } else if ((rc = compile_host(d, in, obj)))
@@ -567,7 +744,7 @@ static int compile_one(Driver *d, const Input *in, Argv *link)
 static int link_all(Driver *d, Argv *objs)
 {
     Argv c = {0};
-    push(&c, d->clang);
+    push_clang(d, &c);
     pushall(&c, objs);
     push(&c, "-o");
     push(&c, d->output ? d->output : "a.out");
@@ -622,12 +799,53 @@ static void remove_temps(Driver *d)
         fprintf(stderr, "xgpu-cc: warning: cannot remove %s: %s\n", d->tmpdir, strerror(errno));
 }
 
+/* -E, -M, -MM: clang's preprocessor on one source (the host side of a .cu, as nvcc's -E
+ * shows it), to -o or stdout. */
+static int preprocess(Driver *d, const Input *in)
+{
+    if (in->kind != IN_CUDA && in->kind != IN_C && in->kind != IN_CXX) {
+        fprintf(stderr, "xgpu-cc: error: %s: -E, -M and -MM need a .cu, C or C++ source\n",
+                in->path);
+        return 1;
+    }
+    Argv c = {0};
+    if (in->kind == IN_CUDA) {
+        cuda_common(d, &c);
+        push(&c, "--cuda-host-only");
+    } else
+        host_c_common(d, &c, in);
+    pushall(&c, &d->ppflags);
+    pushall(&c, &d->depflags);
+    push(&c, in->path);
+    if (d->output) {
+        push(&c, "-o");
+        push(&c, d->output);
+    }
+    return run(d, &c);
+}
+
+/* gcc's rule: an output that is one of the inputs would destroy it. */
+static int output_is_input(const Driver *d)
+{
+    const char *out = d->output ? d->output : d->compile_only ? NULL : "a.out";
+    struct stat so, si;
+    if (!out || !strcmp(out, "-") || stat(out, &so))
+        return 0;
+    for (int i = 0; i < d->ninputs; i++)
+        if (!stat(d->inputs[i].path, &si) && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+            fprintf(stderr, "xgpu-cc: error: input file '%s' is the same as output file '%s'\n",
+                    d->inputs[i].path, out);
+            return 1;
+        }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     static Driver d;
     d.opt = 2;
     locate(&d);
-    if (parse_args(&d, argc, argv))
+    if (parse_args(&d, argc, argv) || output_is_input(&d))
         return 1;
     const char *tmp = getenv("TMPDIR");
     snprintf(d.tmpdir, sizeof d.tmpdir, "%s/xgpu-cc-XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -637,7 +855,14 @@ int main(int argc, char **argv)
         return 1;
     }
     int rc = 0;
-    if (d.emit_asm || d.device_only) {
+    if (d.preprocess) {
+        if (d.ninputs != 1 && d.output) {
+            fprintf(stderr, "xgpu-cc: error: cannot specify -o with -E/-M and several inputs\n");
+            rc = 1;
+        }
+        for (int i = 0; i < d.ninputs && !rc; i++)
+            rc = preprocess(&d, &d.inputs[i]);
+    } else if (d.emit_asm || d.device_only) {
         if (d.ninputs != 1) {
             fprintf(stderr, "xgpu-cc: error: -S and --cuda-device-only take one input\n");
             rc = 1;
