@@ -14,7 +14,8 @@
  *      shared or local memory), so infer-address-spaces turns their accesses into global
  *      ones;
  *   3. run LLVM's passes through LLVMRunPasses with an NVPTX target machine (sm_70) so
- *      target queries (flat address space, legal types) are right;
+ *      target queries (flat address space, legal types) are right; before the scalarizer,
+ *      vector loads and stores the optimizer formed are split into element accesses;
  *   4. report any call left to a non-intrinsic function other than the declarations isel
  *      knows (vprintf, the math library's __xgpu_* functions), delete non-kernel functions;
  *   5. contract `contract` multiply-add pairs into fma (fma.c), as NVIDIA's backend does;
@@ -267,21 +268,88 @@ static LLVMTargetMachineRef make_target_machine(const char *src)
                                    LLVMRelocDefault, LLVMCodeModelDefault);
 }
 
-/* The pass pipeline. Everything after the optional optimization keeps the IR inside what
- * isel handles: lower-switch runs after the last simplifycfg (which may form switches). */
-static const char *pipeline_for(unsigned opt)
+/* The pass pipeline, in two parts: the second (from the scalarizer on) runs after
+ * split_vector_memops. Everything from the scalarizer on keeps the IR inside what isel
+ * handles: lower-switch runs after the last simplifycfg (which may form switches). */
+static const char *pipeline_for(unsigned opt, int part)
 {
     if (opt == 0)
-        return "always-inline,function(sroa,infer-address-spaces,lower-expect,"
-               "lower-constant-intrinsics,instcombine<no-verify-fixpoint>,simplifycfg,"
-               "scalarizer,lower-switch,dce)";
+        return part == 0 ? "always-inline,function(sroa,infer-address-spaces,lower-expect,"
+                           "lower-constant-intrinsics,instcombine<no-verify-fixpoint>,"
+                           "simplifycfg)"
+                         : "function(scalarizer,lower-switch,dce)";
     /* infer-address-spaces runs before the O2 pipeline too: instcombine would fold the
      * generic->global->generic casts of kernel pointer parameters away */
-    return "always-inline,function(sroa,infer-address-spaces),default<O2>,"
-           "function(infer-address-spaces,sroa,instcombine<no-verify-fixpoint>,"
-           "lower-constant-intrinsics,simplifycfg,scalarizer,"
-           "instcombine<no-verify-fixpoint>,lower-switch,"
-           "separate-const-offset-from-gep,slsr,gvn,nary-reassociate,early-cse,adce)";
+    return part == 0 ? "always-inline,function(sroa,infer-address-spaces),default<O2>,"
+                       "function(infer-address-spaces,sroa,instcombine<no-verify-fixpoint>,"
+                       "lower-constant-intrinsics,simplifycfg)"
+                     : "function(scalarizer,instcombine<no-verify-fixpoint>,lower-switch,"
+                       "separate-const-offset-from-gep,slsr,gvn,nary-reassociate,early-cse,adce)";
+}
+
+/* The largest power of two dividing both a (an alignment) and b (an offset). */
+static unsigned common_align(unsigned a, unsigned long long b)
+{
+    while (a > 1 && b % a)
+        a /= 2;
+    return a ? a : 1;
+}
+
+/* A load or store of a vector the optimizer formed from component accesses (a ushort4
+ * copied into a uchar4 becomes one <4 x i16> load) becomes one access per element, with
+ * insertelement / extractelement chains that the scalarizer then dissolves. Packed
+ * <2 x half> stays whole: isel moves it as 32 bits. */
+static int splittable_vector(LLVMTargetDataRef td, LLVMTypeRef t)
+{
+    if (LLVMGetTypeKind(t) != LLVMVectorTypeKind || isel_is_half2(t))
+        return 0;
+    LLVMTypeRef e = LLVMGetElementType(t);
+    return LLVMSizeOfTypeInBits(td, e) % 8 == 0 && LLVMGetTypeKind(e) != LLVMPointerTypeKind;
+}
+
+static void split_memop(LLVMBuilderRef b, LLVMTargetDataRef td, LLVMValueRef in, int store)
+{
+    LLVMValueRef val = store ? LLVMGetOperand(in, 0) : in;
+    LLVMValueRef ptr = LLVMGetOperand(in, store ? 1 : 0);
+    LLVMTypeRef vt = LLVMTypeOf(val), et = LLVMGetElementType(vt);
+    LLVMTypeRef i32 = LLVMInt32TypeInContext(LLVMGetTypeContext(vt));
+    unsigned n = LLVMGetVectorSize(vt), align = LLVMGetAlignment(in);
+    unsigned long long esize = LLVMABISizeOfType(td, et);
+    LLVMPositionBuilderBefore(b, in);
+    LLVMValueRef acc = LLVMGetPoison(vt);
+    for (unsigned i = 0; i < n; i++) {
+        LLVMValueRef idx = LLVMConstInt(i32, i, 0);
+        LLVMValueRef at = LLVMBuildInBoundsGEP2(b, et, ptr, &idx, 1, "");
+        LLVMValueRef m = store ? LLVMBuildStore(b, LLVMBuildExtractElement(b, val, idx, ""), at)
+                               : LLVMBuildLoad2(b, et, at, "");
+        LLVMSetAlignment(m, common_align(align, i * esize));
+        LLVMSetVolatile(m, LLVMGetVolatile(in));
+        if (!store)
+            acc = LLVMBuildInsertElement(b, acc, m, idx, "");
+    }
+    if (!store)
+        LLVMReplaceAllUsesWith(in, acc);
+    LLVMInstructionEraseFromParent(in);
+}
+
+static void split_vector_memops(LLVMModuleRef m)
+{
+    LLVMTargetDataRef td = LLVMGetModuleDataLayout(m);
+    LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetModuleContext(m));
+    for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
+            for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in;) {
+                LLVMValueRef next = LLVMGetNextInstruction(in);
+                int simple = (LLVMIsALoadInst(in) || LLVMIsAStoreInst(in)) &&
+                             LLVMGetOrdering(in) == LLVMAtomicOrderingNotAtomic;
+                if (simple && LLVMIsALoadInst(in) && splittable_vector(td, LLVMTypeOf(in)))
+                    split_memop(b, td, in, 0);
+                else if (simple && LLVMIsAStoreInst(in) &&
+                         splittable_vector(td, LLVMTypeOf(LLVMGetOperand(in, 0))))
+                    split_memop(b, td, in, 1);
+                in = next;
+            }
+    LLVMDisposeBuilder(b);
 }
 
 static int run_passes(LLVMModuleRef m, const XgpuLowerOptions *o, const char *src)
@@ -302,7 +370,11 @@ static int run_passes(LLVMModuleRef m, const XgpuLowerOptions *o, const char *sr
     LLVMPassBuilderOptionsSetLoopVectorization(po, 0);
     LLVMPassBuilderOptionsSetSLPVectorization(po, 0);
     LLVMPassBuilderOptionsSetLoopInterleaving(po, 0);
-    LLVMErrorRef err = LLVMRunPasses(m, pipeline_for(o->opt_level), tm, po);
+    LLVMErrorRef err = LLVMRunPasses(m, pipeline_for(o->opt_level, 0), tm, po);
+    if (!err) {
+        split_vector_memops(m);
+        err = LLVMRunPasses(m, pipeline_for(o->opt_level, 1), tm, po);
+    }
     LLVMDisposePassBuilderOptions(po);
     LLVMDisposeTargetMachine(tm);
     if (err) {

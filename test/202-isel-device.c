@@ -197,3 +197,30 @@ Test(isel_device, atomic_result_is_divergent)
     cr_expect(strstr(r.text, ".uni") == NULL, "branch on an atomic marked uniform:\n%s", r.text);
     done(r);
 }
+
+/* Vector loads and stores the optimizer forms from component accesses (a ushort4 copied
+ * into a uchar4: one <4 x i16> load, one <4 x i8> store) are split into element accesses
+ * before the scalarizer; the element alignment follows the vector's. */
+Test(isel_device, vector_loads_and_stores_split_per_element)
+{
+    Result r = kernel(
+        "  %g = addrspacecast ptr %p to ptr addrspace(1)\n"
+        "  %v = load <4 x i16>, ptr addrspace(1) %g, align 8\n"
+        "  %t = trunc <4 x i16> %v to <4 x i8>\n"
+        "  %q = getelementptr i8, ptr addrspace(1) %g, i64 64\n"
+        "  store <4 x i8> %t, ptr addrspace(1) %q, align 4\n"
+        "  %w = load volatile <2 x float>, ptr addrspace(1) %g, align 8\n"
+        "  store volatile <2 x float> %w, ptr addrspace(1) %q, align 8\n",
+        "");
+    expect_ok(r);
+    const char *each[][2] = {{"ld.global.u16", "4"}, {"st.global.u8", "4"},
+                             {"ld.global.f32", "2"}, {"st.global.f32", "2"}};
+    for (size_t i = 0; i < sizeof each / sizeof *each; i++) {
+        int n = 0;
+        for (const char *t = r.text; (t = strstr(t, each[i][0])); t++)
+            n++;
+        cr_expect_eq(n, atoi(each[i][1]), "%s: %d, expected %s in:\n%s", each[i][0], n,
+                     each[i][1], r.text);
+    }
+    done(r);
+}
