@@ -647,11 +647,25 @@ static int dir_phase(Asm *a, char *s)
     return 0;
 }
 
+/* .launch_bounds MAXTHREADS [MINBLOCKS] */
+static int dir_launch_bounds(Asm *a, char *s)
+{
+    uint64_t v[2] = {0, 0};
+    int n = lex_uints(s, v, 2, UINT32_MAX);
+    if (n < 1 || v[0] < 1 || v[0] > XKERNEL_MAX_THREADS || v[1] > XKERNEL_MAX_MIN_BLOCKS)
+        return err_at(a, a->line, ".launch_bounds takes 1 to %u threads and optionally 0 to %u "
+                      "blocks", XKERNEL_MAX_THREADS, XKERNEL_MAX_MIN_BLOCKS);
+    cur(a)->max_threads = (uint32_t)v[0];
+    cur(a)->min_blocks = (uint32_t)v[1];
+    return 0;
+}
+
 static int parse_directive(Asm *a, char *s)
 {
     char *d = lex_word(&s);
     static const char *const per_kernel[] = {".regs", ".shared", ".local", ".parambytes",
-                                             ".param", ".signature", ".phase"};
+                                             ".param", ".signature", ".phase",
+                                             ".launch_bounds"};
     for (size_t i = 0; i < sizeof per_kernel / sizeof *per_kernel; i++)
         if (strcmp(d, per_kernel[i]) == 0 && !a->in_kernel)
             return err_at(a, a->line, "%s outside a .kernel", d);
@@ -665,6 +679,8 @@ static int parse_directive(Asm *a, char *s)
         return dir_phases(a, s);
     if (strcmp(d, ".phase") == 0)
         return dir_phase(a, s);
+    if (strcmp(d, ".launch_bounds") == 0)
+        return dir_launch_bounds(a, s);
     if (strcmp(d, ".loc") == 0 || strcmp(d, ".file") == 0)
         return dir_loc(a, s, d[1] == 'f');
     if (!strcmp(d, ".producer") || !strcmp(d, ".options") || !strcmp(d, ".signature"))

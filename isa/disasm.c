@@ -41,6 +41,9 @@ static void print_header(FILE *f, const XKernel *k)
         fprintf(f, ".shared %u\n", k->shared_bytes);
     if (k->local_bytes)
         fprintf(f, ".local %u\n", k->local_bytes);
+    if (k->max_threads)
+        fprintf(f, k->min_blocks ? ".launch_bounds %u %u\n" : ".launch_bounds %u\n",
+                k->max_threads, k->min_blocks);
     uint64_t end = 0;
     for (uint32_t j = 0; j < k->nparams; j++) {
         const XParam *p = &k->params[j];

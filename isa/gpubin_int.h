@@ -9,7 +9,8 @@
  * NUL-terminated inside the pool. Pools are canonical: each reference is stored once,
  * in record order, back to back, and nothing else is in the pool (the reader checks
  * this, which also catches damaged record counts). Reserved fields are zero.
- *   .xgpu.info     count = 1:     INFO record
+ *   .xgpu.info     count = 1:     INFO record; its checksum field is the CRC-32 (zlib's)
+ *                                  of the whole ELF image with that field read as zero
  *   .xgpu.kernels  count = kernels: KERNEL records, then all PARAM records in kernel
  *                                  order (sum of nparams of them), then the pool
  *   .xgpu.text     count = insns:  32-byte XInsn encodings, no pool
@@ -31,15 +32,16 @@
 #include "xgpu/gpubin.h"
 
 /* Section versions written and accepted. */
-enum { GB_VER_INFO = 1, GB_VER_KERNELS = 1, GB_VER_TEXT = 1, GB_VER_GLOBALS = 1,
+enum { GB_VER_INFO = 2, GB_VER_KERNELS = 2, GB_VER_TEXT = 1, GB_VER_GLOBALS = 1,
        GB_VER_LINES = 1, GB_VER_REUSE = 1, GB_VER_PHASES = 1 };
 
 /* Record sizes in bytes; field offsets are given where each record is encoded. */
 enum {
     GB_SECHDR_SIZE = 16,
-    GB_INFO_SIZE = 16,   /* u32 format version, u32 producer, u32 options, u32 zero */
+    GB_INFO_SIZE = 16,   /* u32 format version, u32 producer, u32 options, u32 checksum */
     GB_KERNEL_SIZE = 40, /* u32 name, signature, code_start, code_count, nregs,
-                            shared_bytes, local_bytes, param_bytes, nparams, zero */
+                            shared_bytes, local_bytes, param_bytes, nparams,
+                            u16 max_threads, u16 min_blocks (launch bounds) */
     GB_PARAM_SIZE = 12,  /* u32 offset, size, align */
     GB_INSN_SIZE = 32,   /* XInsn field by field, in declaration order */
     GB_GLOBAL_SIZE = 32, /* u32 name, space, align, flags (bit 0: has init),
@@ -79,6 +81,12 @@ static inline void gb_put64(uint8_t *p, uint64_t v)
     gb_put32(p, (uint32_t)v);
     gb_put32(p + 4, (uint32_t)(v >> 32));
 }
+
+/* Byte offset of the INFO record's checksum field inside its section. */
+#define GB_INFO_CHECKSUM_AT (GB_SECHDR_SIZE + 12)
+
+/* The image's checksum: CRC-32 of img[0, len) with the 4 bytes at field read as zero. */
+uint32_t gb_image_crc(const uint8_t *img, size_t len, size_t field);
 
 /* XInsn <-> 32 bytes. */
 void gb_encode_insn(uint8_t *p, const XInsn *in);

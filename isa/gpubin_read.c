@@ -66,6 +66,7 @@ typedef struct Reader {
     GbArena *arena;
     XGpubin *g;
     Sec info, kernels, text, globals, lines, reuse, phases;
+    uint64_t info_offset; /* of .xgpu.info in the image, for the checksum */
     char *err;
     size_t errlen;
 } Reader;
@@ -150,8 +151,6 @@ static int read_info(Reader *r)
     if (gb_get32(s->body) != XGPUBIN_VERSION)
         return gb_fail(r->err, r->errlen, "unsupported gpubin version %u (this reader: %u)",
                        gb_get32(s->body), XGPUBIN_VERSION);
-    if (gb_get32(s->body + 12) != 0)
-        return gb_fail(r->err, r->errlen, GB_SEC_INFO ": reserved field is not zero");
     Pool pl = {s->body + off, s->body_size - off, 0};
     return get_str(r, &pl, gb_get32(s->body + 4), GB_SEC_INFO, &r->g->producer) ||
            get_str(r, &pl, gb_get32(s->body + 8), GB_SEC_INFO, &r->g->options) ||
@@ -194,8 +193,6 @@ static int read_kernels(Reader *r)
         if (get_str(r, &pl, gb_get32(p), GB_SEC_KERNELS, &k->name) ||
             get_str(r, &pl, gb_get32(p + 4), GB_SEC_KERNELS, &k->signature))
             return -1;
-        if (gb_get32(p + 36) != 0)
-            return gb_fail(r->err, r->errlen, "kernel %s: reserved field is not zero", k->name);
         k->code_start = gb_get32(p + 8);
         k->code_count = gb_get32(p + 12);
         k->nregs = gb_get32(p + 16);
@@ -203,6 +200,8 @@ static int read_kernels(Reader *r)
         k->local_bytes = gb_get32(p + 24);
         k->param_bytes = gb_get32(p + 28);
         k->nparams = gb_get32(p + 32);
+        k->max_threads = gb_get16(p + 36);
+        k->min_blocks = gb_get16(p + 38);
         if (read_params(r, k, s->body + params_off))
             return -1;
         params_off += (size_t)k->nparams * GB_PARAM_SIZE;
@@ -393,6 +392,8 @@ static int find_section(Reader *r, Elf *e, Elf_Scn *scn, size_t shstrndx, size_t
         return gb_fail(r->err, r->errlen, "%s: unreadable section", name);
     s->p = d->d_buf;
     s->size = d->d_size;
+    if (s == &r->info)
+        r->info_offset = sh.sh_offset;
     if (!s->p) /* an empty section: too small, reported by open_section */
         s->p = (const uint8_t *)"";
     return 0;
@@ -417,6 +418,27 @@ static int find_sections(Reader *r, Elf *e, size_t len)
     return 0;
 }
 
+/* Last, so that a damaged structure is still reported (and fuzzed) as such: the
+ * checksum catches what is well formed but not what the compiler wrote, e.g. one changed
+ * register number or immediate. Fuzzing builds skip it, so that mutated inputs reach the
+ * module checks and the reader's users. */
+static int verify_checksum(Reader *r, const uint8_t *img, size_t len)
+{
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+    (void)r, (void)img, (void)len;
+    return 0;
+#else
+    uint64_t at = r->info_offset + GB_INFO_CHECKSUM_AT;
+    if (at + 4 > len)
+        return gb_fail(r->err, r->errlen, GB_SEC_INFO ": checksum outside the image");
+    uint32_t stored = gb_get32(img + at), actual = gb_image_crc(img, len, (size_t)at);
+    if (stored != actual)
+        return gb_fail(r->err, r->errlen, "device binary is damaged: checksum %08x, "
+                       "expected %08x (recompile the program)", actual, stored);
+    return 0;
+#endif
+}
+
 static int parse_image(Reader *r, void *copy, size_t len)
 {
     if (elf_version(EV_CURRENT) == EV_NONE)
@@ -427,7 +449,8 @@ static int parse_image(Reader *r, void *copy, size_t len)
     int rc = find_sections(r, e, len);
     if (!rc)
         rc = read_info(r) || read_kernels(r) || read_text(r) || read_globals(r) ||
-             read_lines(r) || read_reuse(r) || read_phases(r) || gb_check(r->g, r->err, r->errlen);
+             read_lines(r) || read_reuse(r) || read_phases(r) ||
+             gb_check(r->g, r->err, r->errlen) || verify_checksum(r, copy, len);
     elf_end(e);
     return rc ? -1 : 0;
 }
@@ -506,6 +529,10 @@ static int check_kernel(const XGpubin *g, const XKernel *k, char *err, size_t n)
     if (k->nregs > XREG_MAX)
         return gb_fail(err, n, "kernel %s: %u registers, at most %u", k->name, k->nregs,
                        XREG_MAX);
+    if (k->max_threads > XKERNEL_MAX_THREADS || k->min_blocks > XKERNEL_MAX_MIN_BLOCKS ||
+        (k->min_blocks && !k->max_threads))
+        return gb_fail(err, n, "kernel %s: launch bounds (%u threads, %u blocks) out of range",
+                       k->name, k->max_threads, k->min_blocks);
     if (check_params(k, err, n))
         return -1;
     for (uint32_t pc = 0; pc < k->code_count; pc++)

@@ -97,7 +97,7 @@ static void enc_info(Buf *b, const XGpubin *g)
     buf_u32(b, XGPUBIN_VERSION);
     buf_u32(b, pool_str(&pool, g->producer));
     buf_u32(b, pool_str(&pool, g->options));
-    buf_u32(b, 0);
+    buf_u32(b, 0); /* the checksum, filled in by seal() */
     sec_end(b, &pool);
 }
 
@@ -109,7 +109,8 @@ static void enc_kernels(Buf *b, const XGpubin *g)
         const XKernel *k = &g->kernels[i];
         uint32_t f[10] = {pool_str(&pool, k->name), pool_str(&pool, k->signature),
                           k->code_start, k->code_count, k->nregs, k->shared_bytes,
-                          k->local_bytes, k->param_bytes, k->nparams, 0};
+                          k->local_bytes, k->param_bytes, k->nparams,
+                          k->max_threads | k->min_blocks << 16};
         for (int j = 0; j < 10; j++)
             buf_u32(b, f[j]);
     }
@@ -286,6 +287,28 @@ static int slurp(int fd, void **buf, size_t *len)
     return 0;
 }
 
+/* Stores the image's checksum in its INFO record (found through the ELF section table,
+ * wherever libelf placed the section). */
+static int seal(uint8_t *img, size_t len, char *err, size_t errlen)
+{
+    Elf *e = elf_memory((char *)img, len);
+    size_t shstrndx, at = 0;
+    int found = 0;
+    if (e && elf_getshdrstrndx(e, &shstrndx) == 0)
+        for (Elf_Scn *scn = elf_nextscn(e, NULL); scn && !found; scn = elf_nextscn(e, scn)) {
+            GElf_Shdr sh;
+            const char *name = gelf_getshdr(scn, &sh) ? elf_strptr(e, shstrndx, sh.sh_name) : NULL;
+            if (name && !strcmp(name, GB_SEC_INFO) && sh.sh_offset + GB_INFO_CHECKSUM_AT + 4 <= len)
+                at = (size_t)sh.sh_offset + GB_INFO_CHECKSUM_AT, found = 1;
+        }
+    if (e)
+        elf_end(e);
+    if (!found)
+        return gb_fail(err, errlen, "libelf: cannot find " GB_SEC_INFO " in the written image");
+    gb_put32(img + at, gb_image_crc(img, len, at));
+    return 0;
+}
+
 int xgpubin_write_mem(const XGpubin *g, void **buf, size_t *len, char *err, size_t errlen)
 {
     *buf = NULL;
@@ -316,6 +339,10 @@ int xgpubin_write_mem(const XGpubin *g, void **buf, size_t *len, char *err, size
         rc = write_elf(fileno(tmp), secs, names, nsecs, err, errlen);
     if (!rc && slurp(fileno(tmp), buf, len))
         rc = gb_fail(err, errlen, "cannot read back the ELF image");
+    if (!rc && (rc = seal(*buf, *len, err, errlen))) {
+        free(*buf);
+        *buf = NULL, *len = 0;
+    }
     if (tmp)
         fclose(tmp);
     for (int i = 0; i < nsecs; i++)

@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <zlib.h>
 
 #include "gpubin_int.h"
 
@@ -163,6 +164,15 @@ XGpubin *gb_clone(const XGpubin *g)
 }
 
 /* ---- instruction encoding ---------------------------------------------------------- */
+
+uint32_t gb_image_crc(const uint8_t *img, size_t len, size_t field)
+{
+    static const uint8_t zero[4];
+    uLong c = crc32(0L, Z_NULL, 0);
+    c = crc32_z(c, img, field);
+    c = crc32_z(c, zero, 4);
+    return (uint32_t)crc32_z(c, img + field + 4, len - field - 4);
+}
 
 void gb_encode_insn(uint8_t *p, const XInsn *in)
 {

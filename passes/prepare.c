@@ -77,6 +77,49 @@ static int is_kernel_annotation(LLVMValueRef node, LLVMValueRef *fn)
     return found;
 }
 
+/* The value of key in one annotation node about fn, or 0. */
+static uint64_t annotation(LLVMValueRef node, LLVMValueRef fn, const char *key)
+{
+    unsigned n = LLVMGetMDNodeNumOperands(node);
+    LLVMValueRef *ops = n >= 3 ? calloc(n, sizeof *ops) : NULL;
+    uint64_t v = 0;
+    if (!ops)
+        return 0;
+    LLVMGetMDNodeOperands(node, ops);
+    for (unsigned i = 1; i + 1 < n && ops[0] == fn; i += 2) {
+        unsigned klen = 0;
+        const char *k = ops[i] ? LLVMGetMDString(ops[i], &klen) : NULL;
+        if (k && klen == strlen(key) && !memcmp(k, key, klen) && ops[i + 1] &&
+            LLVMIsAConstantInt(ops[i + 1]))
+            v = LLVMConstIntGetZExtValue(ops[i + 1]);
+    }
+    free(ops);
+    return v;
+}
+
+void lower_launch_bounds(LLVMModuleRef m, LLVMValueRef fn, uint32_t *max_threads,
+                         uint32_t *min_blocks)
+{
+    unsigned na = LLVMGetNamedMetadataNumOperands(m, "nvvm.annotations");
+    LLVMValueRef *nodes = calloc(na ? na : 1, sizeof *nodes);
+    uint64_t dim[3] = {0, 0, 0}, blocks = 0;
+    static const char *const keys[3] = {"maxntidx", "maxntidy", "maxntidz"};
+    if (nodes)
+        LLVMGetNamedMetadataOperands(m, "nvvm.annotations", nodes);
+    for (unsigned i = 0; nodes && i < na; i++) {
+        for (int d = 0; d < 3; d++) {
+            uint64_t v = annotation(nodes[i], fn, keys[d]);
+            dim[d] = v ? v : dim[d];
+        }
+        uint64_t b = annotation(nodes[i], fn, "minctasm");
+        blocks = b ? b : blocks;
+    }
+    free(nodes);
+    uint64_t t = dim[0] ? dim[0] * (dim[1] ? dim[1] : 1) * (dim[2] ? dim[2] : 1) : 0;
+    *max_threads = t > UINT32_MAX ? UINT32_MAX : (uint32_t)t;
+    *min_blocks = blocks > UINT32_MAX ? UINT32_MAX : (uint32_t)blocks;
+}
+
 uint32_t lower_kernels(LLVMModuleRef m, LLVMValueRef **out)
 {
     uint32_t n = 0;

@@ -7,6 +7,7 @@ packages=(
   build-essential cmake pkg-config
   llvm-19-dev clang-19 libclang-19-dev   # compiler driver, LLVM C API, libclang
   libelf-dev                             # device binary (ELF) reader and writer
+  zlib1g-dev                             # the device binary's checksum (CRC-32)
   libjson-c-dev                          # statistics and objdump JSON
   libcriterion-dev                       # tests
   libclang-rt-19-dev                     # sanitizer runtimes for the ASan/UBSan build

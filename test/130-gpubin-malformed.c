@@ -122,12 +122,12 @@ Test(malformed, section_magic_and_versions)
     img[off[2] + 4] = 9; /* .xgpu.text version 9 */
     expect_rejected(img, len, "text section version 9");
     img[off[2] + 4] = 1;
-    img[off[0] + 16] = 2; /* .xgpu.info: gpubin format version 2 */
+    img[off[0] + 16] = 9; /* .xgpu.info: gpubin format version 9 */
     char err[256];
     XGpubin *g = NULL;
     cr_assert_neq(read_copy(img, len, err, sizeof err, &g), 0);
     cr_assert(strstr(err, "version"), "%s", err);
-    img[off[0] + 16] = 1;
+    img[off[0] + 16] = XGPUBIN_VERSION;
     memcpy(img + 1, "XLF", 3);
     expect_rejected(img, len, "ELF magic");
     free(img);
@@ -207,5 +207,35 @@ Test(malformed, fat_headers)
     fat[24] = 0; /* trusted size, but no ELF inside */
     cr_assert_neq(xfat_parse(fat, SIZE_MAX, &elf, &elflen, &next, err, sizeof err), 0);
     free(fat);
+    free(img);
+}
+
+/* A change that leaves the image well formed (one immediate of one instruction, one
+ * kernel's register count) is caught by the checksum in .xgpu.info; so is a change of the
+ * checksum itself. The intact image reads. */
+Test(malformed, checksum_catches_well_formed_damage)
+{
+    size_t len, off[8];
+    uint8_t *img = small_image(&len);
+    find_sections(img, len, off, 8);
+    char err[256];
+    XGpubin *g = NULL;
+    cr_assert_eq(read_copy(img, len, err, sizeof err, &g), 0, "%s", err);
+    xgpubin_free(g);
+    size_t at[] = {off[1] + 16 + 16, /* kernel 0: nregs */
+                   off[2] + 16 + 16, /* text: a byte of the first instruction's operands */
+                   off[0] + 16 + 12}; /* the checksum */
+    for (size_t i = 0; i < sizeof at / sizeof *at; i++) {
+        uint8_t keep = img[at[i]];
+        img[at[i]] ^= 0x01;
+        int rc = read_copy(img, len, err, sizeof err, &g);
+        if (rc == 0)
+            xgpubin_free(g);
+        cr_expect_neq(rc, 0, "byte %zu changed, yet the image was accepted", at[i]);
+        if (rc)
+            cr_expect(strstr(err, "damaged") || strstr(err, "register") || strstr(err, "operand"),
+                      "byte %zu: %s", at[i], err);
+        img[at[i]] = keep;
+    }
     free(img);
 }

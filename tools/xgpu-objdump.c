@@ -28,9 +28,11 @@
 #include <gelf.h>
 #include <json-c/json.h>
 #include <libelf.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "xgpu/gpubin.h"
 #include "xgpu/hostsec.h"
@@ -163,6 +165,24 @@ static int add_host(Input *in, uint8_t *buf, size_t len)
     return rc < 0 ? rc : !found;
 }
 
+/* An ELF64 file whose section table lies past its end was cut short (the table is
+ * written last). */
+static int truncated(Input *in, const uint8_t *buf, size_t len)
+{
+    if (len < sizeof(Elf64_Ehdr) || buf[EI_CLASS] != ELFCLASS64)
+        return len < sizeof(Elf64_Ehdr) ? (snprintf(in->err, sizeof in->err,
+                                                    "truncated ELF file (%zu bytes)", len), 1)
+                                        : 0;
+    Elf64_Ehdr eh;
+    memcpy(&eh, buf, sizeof eh);
+    uint64_t end = eh.e_shoff + (uint64_t)eh.e_shnum * eh.e_shentsize;
+    if (eh.e_shoff <= len && end <= len)
+        return 0;
+    snprintf(in->err, sizeof in->err, "truncated ELF file: its section table ends at byte %llu, "
+             "the file has %zu bytes", (unsigned long long)end, len);
+    return 1;
+}
+
 static int load_input(Input *in, uint8_t *buf, size_t len)
 {
     static const uint8_t fat_magic[8] = {'X', 'G', 'P', 'U', 'F', 'A', 'T', 0};
@@ -171,17 +191,42 @@ static int load_input(Input *in, uint8_t *buf, size_t len)
     if (len < 4 || memcmp(buf, ELFMAG, SELFMAG) != 0)
         return snprintf(in->err, sizeof in->err,
                         "not a gpubin, fat container or ELF file"), -1;
+    if (truncated(in, buf, len))
+        return -1;
     int rc = add_host(in, buf, len);
-    return rc > 0 ? add_module(in, buf, len) : rc;
+    if (rc <= 0)
+        return rc;
+    Elf64_Half machine; /* a gpubin is for no machine; a host file for its CPU */
+    memcpy(&machine, buf + offsetof(Elf64_Ehdr, e_machine), sizeof machine);
+    if (machine != EM_NONE)
+        return snprintf(in->err, sizeof in->err, "no device code: no .nv_fatbin section (a "
+                        "program or object not compiled by xgpu-cc, or one without kernels)"),
+               -1;
+    return add_module(in, buf, len);
 }
+
+/* Inputs are read whole; a larger one is no program of ours (and a device such as
+ * /dev/zero never ends). */
+#define MAX_INPUT ((size_t)1 << 29)
 
 static uint8_t *read_file(const char *path, size_t *len, char *err, size_t n)
 {
+    struct stat st;
+    if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
+        snprintf(err, n, "is a directory");
+        return NULL;
+    }
     FILE *f = fopen(path, "rb");
     uint8_t *buf = NULL;
     size_t cap = 0, got = 0;
     int bad = !f;
     while (!bad) {
+        if (got >= MAX_INPUT) {
+            fclose(f);
+            free(buf);
+            snprintf(err, n, "more than %zu MiB: not a file xgpu-objdump reads", MAX_INPUT >> 20);
+            return NULL;
+        }
         if (got == cap) {
             uint8_t *p = realloc(buf, cap = cap ? cap * 2 : 65536);
             if (!(bad = !p))
@@ -321,6 +366,9 @@ static void print_kernel_entry(const XKernel *k)
            k->code_start + k->code_count);
     if (k->signature && k->signature[0])
         printf("  signature: %s\n", k->signature);
+    if (k->max_threads)
+        printf("  launch bounds: %u threads per block, %u blocks per SM at least\n",
+               k->max_threads, k->min_blocks);
     for (uint32_t j = 0; j < k->nparams; j++)
         printf("  param %u: offset %u, size %u, align %u\n", j, k->params[j].offset,
                k->params[j].size, k->params[j].align);
@@ -514,6 +562,8 @@ static json_object *json_kernel(const XGpubin *g, uint32_t ki, const char **syms
         JADD(o, "regs", json_object_new_int64(k->nregs));
         JADD(o, "shared_bytes", json_object_new_int64(k->shared_bytes));
         JADD(o, "local_bytes", json_object_new_int64(k->local_bytes));
+        JADD(o, "max_threads", json_object_new_int64(k->max_threads));
+        JADD(o, "min_blocks", json_object_new_int64(k->min_blocks));
         JADD(o, "param_bytes", json_object_new_int64(k->param_bytes));
         JADD(o, "code_start", json_object_new_int64(k->code_start));
         JADD(o, "code_count", json_object_new_int64(k->code_count));

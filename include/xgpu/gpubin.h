@@ -9,7 +9,7 @@
  *
  * Sections (all integers little-endian; string fields are offsets into the section's
  * own string pool, which follows its records):
- *   .xgpu.info     producer, options
+ *   .xgpu.info     producer, options, the image's checksum (CRC-32, verified on read)
  *   .xgpu.kernels  XKernel records and their parameter tables
  *   .xgpu.text     XInsn[]  (32 bytes each; kernels index into it)
  *   .xgpu.globals  XGlobal records with initial bytes
@@ -29,7 +29,7 @@
 #include <stdint.h>
 #include "xgpu/isa.h"
 
-#define XGPUBIN_VERSION 1u
+#define XGPUBIN_VERSION 2u /* 2: .xgpu.info carries the image checksum */
 #define XSEC_MAGIC 0x43455358u /* "XSEC" */
 
 typedef struct XSecHeader {
@@ -69,7 +69,12 @@ typedef struct XKernel {
     uint32_t nparams;
     XParam *params;
     const char *signature;    /* source-level signature, "" when unknown */
+    uint32_t max_threads;     /* __launch_bounds__ maximum threads per block, 0 = none */
+    uint32_t min_blocks;      /* __launch_bounds__ minimum blocks per SM, 0 = none */
 } XKernel;
+
+#define XKERNEL_MAX_THREADS 1024u /* largest launch bound (CUDA's block size limit) */
+#define XKERNEL_MAX_MIN_BLOCKS 32u /* largest minimum-blocks bound (CUDA's per-SM limit) */
 
 typedef enum XGlobalSpace { XG_GLOBAL = 1, XG_CONST = 4 } XGlobalSpace;
 
@@ -168,6 +173,7 @@ int xgpubin_find_kernel(const XGpubin *g, const char *name);
 /* Assembles the text form (isa.h) into a module. Directives:
  *   .kernel NAME               starts a kernel; instructions follow
  *   .regs N  .shared N  .local N   kernel resources (defaults: computed regs, 0, 0)
+ *   .launch_bounds MAX [MIN]   the kernel's __launch_bounds__
  *   .param SIZE [ALIGN]        appends a parameter (laid out in order, natural alignment)
  *   .global NAME SIZE [ALIGN] [const] [= b0 b1 ...]   a device symbol (byte initializer)
  *   .loc FILE LINE             attaches a source line to the following instructions

@@ -221,6 +221,8 @@ static void fill_kernel(XKernel *k, const MFunc *f, uint32_t start)
     k->nparams = f->nparams;
     k->params = f->params;
     k->signature = f->signature ? f->signature : "";
+    k->max_threads = f->max_threads;
+    k->min_blocks = f->min_blocks;
 }
 
 /* Appends line records for kernel f placed at text index start. */

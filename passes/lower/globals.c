@@ -3,8 +3,9 @@
  *
  *   - __device__ (addrspace 1) and __constant__ (addrspace 4) variables become gpubin
  *     symbols (mir_global_add) with their initializers serialized to little-endian bytes
- *     in the target's data layout. Pointers inside initializers are rejected for now
- *     (they would need relocations).
+ *     in the target's data layout; an initializer that is all zero bytes is stored as
+ *     its size alone. Pointers inside initializers are rejected for now (they would need
+ *     relocations).
  *   - __shared__ (addrspace 3) variables that a kernel uses get static offsets in the
  *     CTA's shared window, in module order, each at its natural alignment; the dynamic
  *     `extern __shared__` array starts after them, rounded up to 16 bytes.
@@ -122,6 +123,14 @@ static int put_init(InitCtx *c, LLVMValueRef k, uint64_t off)
 
 /* ---- __device__ / __constant__ symbols ------------------------------------------------ */
 
+/* A zero initializer needs no bytes: a 1 GiB zero-initialized array is 1 GiB of .bss in a
+ * host program and should cost the device binary no more. */
+static int all_zero_constant(LLVMValueRef k)
+{
+    return LLVMIsAConstantAggregateZero(k) || LLVMIsAConstantPointerNull(k) || LLVMIsUndef(k) ||
+           LLVMIsPoison(k) || LLVMIsNull(k);
+}
+
 static int add_global(MModule *mm, LLVMTargetDataRef td, LLVMValueRef g, const char *src,
                       uint32_t *index)
 {
@@ -136,12 +145,19 @@ static int add_global(MModule *mm, LLVMTargetDataRef td, LLVMValueRef g, const c
     x.align = LLVMGetAlignment(g);
     if (x.align < LLVMABIAlignmentOfType(td, t))
         x.align = LLVMABIAlignmentOfType(td, t);
+    if (all_zero_constant(init)) { /* only the size is stored: no bytes in the binary */
+        *index = mir_global_add(mm, &x);
+        return 0;
+    }
     InitCtx c = {.td = td, .size = x.size, .var = g, .src = src};
     c.buf = calloc(x.size ? x.size : 1, 1);
     if (!c.buf)
         return lower_diag(src, g, "out of memory");
     int rc = put_init(&c, init, 0);
-    x.init = c.buf;
+    size_t nz = 0;
+    while (nz < x.size && !c.buf[nz])
+        nz++;
+    x.init = nz < x.size ? c.buf : NULL; /* = {0} and the like: zero-initialized too */
     if (!rc)
         *index = mir_global_add(mm, &x);
     free(c.buf);

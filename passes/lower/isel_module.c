@@ -43,12 +43,29 @@ static void decl_loc(MFunc *f, LLVMValueRef fn)
     free(name);
 }
 
-static int isel_kernel(MModule *mm, LLVMValueRef fn, LLVMTargetDataRef td,
+/* __launch_bounds__(max, min): CUDA allows at most 1024 threads and 32 blocks per SM. */
+static int launch_bounds(MFunc *f, LLVMModuleRef m, LLVMValueRef fn)
+{
+    lower_launch_bounds(m, fn, &f->max_threads, &f->min_blocks);
+    if (f->max_threads > XKERNEL_MAX_THREADS)
+        return mir_error(f, f->decl_loc, "__launch_bounds__ of %u threads exceeds CUDA's %u "
+                         "threads per block", f->max_threads, XKERNEL_MAX_THREADS);
+    if (f->min_blocks > XKERNEL_MAX_MIN_BLOCKS)
+        return mir_error(f, f->decl_loc, "__launch_bounds__ minimum of %u blocks per SM exceeds "
+                         "CUDA's %u", f->min_blocks, XKERNEL_MAX_MIN_BLOCKS);
+    if (f->min_blocks && !f->max_threads)
+        f->min_blocks = 0; /* (cannot be written in CUDA) */
+    return 0;
+}
+
+static int isel_kernel(MModule *mm, LLVMModuleRef m, LLVMValueRef fn, LLVMTargetDataRef td,
                        const LowerGlobals *g)
 {
     size_t len;
     MFunc *f = mir_func_new(mm, LLVMGetValueName2(fn, &len));
     decl_loc(f, fn);
+    if (launch_bounds(f, m, fn))
+        return -1;
     Isel s = {.f = f, .fn = fn, .td = td, .globals = g};
     int rc = isel_function(&s);
     isel_map_free(&s.vals);
@@ -73,7 +90,7 @@ MModule *xgpu_isel_module(LLVMModuleRef m, const char *src)
     uint32_t nk = lower_kernels(m, &kernels);
     LLVMTargetDataRef td = LLVMGetModuleDataLayout(m);
     for (uint32_t i = 0; i < nk && !rc; i++)
-        rc = isel_kernel(mm, kernels[i], td, &g);
+        rc = isel_kernel(mm, m, kernels[i], td, &g);
     free(kernels);
     lower_globals_free(&g);
     if (rc || mm->errors) {

@@ -67,6 +67,10 @@ int lower_diag(const char *src, LLVMValueRef at, const char *fmt, ...)
  * convention). *out is malloc'ed; returns the count. */
 uint32_t lower_kernels(LLVMModuleRef m, LLVMValueRef **out);
 int lower_is_kernel(LLVMValueRef *kernels, uint32_t n, LLVMValueRef fn);
+/* A kernel's __launch_bounds__ from nvvm.annotations: maxntid{x,y,z} (their product) and
+ * minctasm; 0 where absent. */
+void lower_launch_bounds(LLVMModuleRef m, LLVMValueRef fn, uint32_t *max_threads,
+                         uint32_t *min_blocks);
 
 /* globals.c: __device__/__constant__ symbols of the module, per-kernel shared layout and
  * parameter layout. */

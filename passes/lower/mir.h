@@ -105,6 +105,8 @@ typedef struct MFunc {
     XParam *params;
     uint32_t nparams;
     uint32_t nregs;        /* set by mir_regalloc */
+    uint32_t max_threads;  /* __launch_bounds__ (lower_launch_bounds), 0 = none */
+    uint32_t min_blocks;
     char *signature;
     MShared *svars;        /* shared variables, in layout order (lower_shared_layout) */
     uint32_t nsvars;

@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define XGPU_SM70_REGFILE 65536u /* 32-bit registers per SM of sm_70, the compile target */
+
 static void dump(const XgpuLowerOptions *o, MFunc *f, const char *after)
 {
     if (!o->debug_dumps)
@@ -24,10 +26,30 @@ static void dump(const XgpuLowerOptions *o, MFunc *f, const char *after)
     mir_print(f, stderr);
 }
 
+/* The register budget that __launch_bounds__(max_threads, min_blocks) leaves, as nvcc
+ * derives it (CUDA C Programming Guide, "Launch Bounds"): min_blocks blocks (at least
+ * one) of max_threads threads, rounded up to whole warps, must fit in the register file of
+ * one SM of the compiled-for architecture (sm_70: 65536 registers), at the allocation
+ * granularity of 8 registers per thread. 0 when the kernel has no bounds. */
+static unsigned launch_bound_regs(const MFunc *f)
+{
+    if (!f->max_threads)
+        return 0;
+    unsigned warps = (f->max_threads + 31) / 32, blocks = f->min_blocks ? f->min_blocks : 1;
+    unsigned regs = XGPU_SM70_REGFILE / (blocks * warps * 32) / 8 * 8;
+    return regs < 8 ? 8 : regs > XREG_MAX ? XREG_MAX : regs;
+}
+
+/* CUDA's limit on local memory per thread (ptxas refuses more). */
+#define CUDA_MAX_LOCAL_BYTES (512u * 1024)
+
 /* The backend over one kernel whose MIR isel produced. */
 static int lower_kernel(MFunc *f, const XgpuLowerOptions *o)
 {
     MRegallocOptions ro = {.max_regs = o->max_regs ? o->max_regs : 255};
+    unsigned bound = launch_bound_regs(f);
+    if (bound && bound < ro.max_regs)
+        ro.max_regs = bound;
     MPhaseOptions po = {.delta = o->phase_delta ? o->phase_delta : XPHASE_DELTA_DEFAULT,
                         .gap = o->phase_gap ? o->phase_gap : XPHASE_GAP_DEFAULT};
     dump(o, f, "isel");
@@ -45,6 +67,10 @@ static int lower_kernel(MFunc *f, const XgpuLowerOptions *o)
     if (mir_shared_refs(f) || mir_regalloc(f, &ro))
         return -1;
     dump(o, f, "regalloc");
+    if (f->local_bytes > CUDA_MAX_LOCAL_BYTES)
+        return mir_error(f, f->decl_loc, "kernel needs %u bytes of local memory per thread "
+                         "(stack arrays and spills); CUDA's limit is %u bytes (512 KiB)",
+                         f->local_bytes, CUDA_MAX_LOCAL_BYTES);
     return mir_emit(f) || mir_phases(f, &po) ? -1 : 0;
 }
 

@@ -1,4 +1,4 @@
-# gpubin version 1
+# gpubin version 2
 .producer "xgpu-cc"
 .options "--phase-delta=25 --phase-gap=10"
 .phases 25 10
