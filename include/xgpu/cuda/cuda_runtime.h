@@ -8,9 +8,25 @@
  * variables, and the device library: __syncthreads (a clang builtin), min/max overloads,
  * device_functions.h (fences, warp shuffles and votes, bit and integer intrinsics,
  * printf, assert), sm_atomic_functions.h (atomics) and math_functions.h (the math API).
+ *
+ * Like NVIDIA's, it also brings in the C library headers CUDA programs rely on without
+ * including them (memcpy, time, rand, malloc, printf, sqrt, INT_MAX, offsetof), and <new>
+ * in C++. Every header it includes is guarded, so it may come first (xgpu-cc includes it
+ * implicitly in every CUDA source, as nvcc does), twice, or after any system header.
  */
 #ifndef XGPU_CUDA_RUNTIME_H
 #define XGPU_CUDA_RUNTIME_H
+
+#include <limits.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#if defined(__cplusplus)
+#include <new>
+#endif
 
 #include "host_defines.h"
 #include "vector_types.h"
@@ -21,6 +37,14 @@
 #include "device_functions.h"
 #include "sm_atomic_functions.h"
 #include "math_functions.h"
+
+#if defined(__CUDA__)
+/* The SDK version a CUDA source sees without including cuda.h, as clang's own CUDA
+ * wrapper provides it. */
+#ifndef CUDA_VERSION
+#define CUDA_VERSION 12000
+#endif
+#endif
 
 #if defined(__CUDA__) && defined(__cplusplus)
 /* Host malloc/free, and their device-side declarations, which clang's <new> wrapper (used
@@ -55,6 +79,22 @@ static __inline__ cudaError_t cudaMemcpyFromSymbol(
 }
 
 template <class T>
+static __inline__ cudaError_t cudaMemcpyToSymbolAsync(
+    const T &symbol, const void *src, size_t count, size_t offset = 0,
+    enum cudaMemcpyKind kind = cudaMemcpyHostToDevice, cudaStream_t stream = 0)
+{
+    return ::cudaMemcpyToSymbolAsync((const void *)&symbol, src, count, offset, kind, stream);
+}
+
+template <class T>
+static __inline__ cudaError_t cudaMemcpyFromSymbolAsync(
+    void *dst, const T &symbol, size_t count, size_t offset = 0,
+    enum cudaMemcpyKind kind = cudaMemcpyDeviceToHost, cudaStream_t stream = 0)
+{
+    return ::cudaMemcpyFromSymbolAsync(dst, (const void *)&symbol, count, offset, kind, stream);
+}
+
+template <class T>
 static __inline__ cudaError_t cudaGetSymbolAddress(void **devPtr, const T &symbol)
 {
     return ::cudaGetSymbolAddress(devPtr, (const void *)&symbol);
@@ -77,6 +117,38 @@ template <class T>
 static __inline__ cudaError_t cudaMallocHost(T **ptr, size_t size)
 {
     return ::cudaMallocHost((void **)(void *)ptr, size);
+}
+
+/* cudaMallocHost with flags is cudaHostAlloc, as in CUDA's C++ API. */
+static __inline__ cudaError_t cudaMallocHost(void **ptr, size_t size, unsigned int flags)
+{
+    return ::cudaHostAlloc(ptr, size, flags);
+}
+
+template <class T>
+static __inline__ cudaError_t cudaMallocHost(T **ptr, size_t size, unsigned int flags)
+{
+    return ::cudaHostAlloc((void **)(void *)ptr, size, flags);
+}
+
+template <class T>
+static __inline__ cudaError_t cudaMallocManaged(T **devPtr, size_t size,
+                                                unsigned int flags = cudaMemAttachGlobal)
+{
+    return ::cudaMallocManaged((void **)(void *)devPtr, size, flags);
+}
+
+template <class T>
+static __inline__ cudaError_t cudaMallocPitch(T **devPtr, size_t *pitch, size_t width,
+                                              size_t height)
+{
+    return ::cudaMallocPitch((void **)(void *)devPtr, pitch, width, height);
+}
+
+/* cudaEventCreate with flags is cudaEventCreateWithFlags. */
+static __inline__ cudaError_t cudaEventCreate(cudaEvent_t *event, unsigned int flags)
+{
+    return ::cudaEventCreateWithFlags(event, flags);
 }
 
 /* Kernels named by their function. */

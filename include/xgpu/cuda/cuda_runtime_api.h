@@ -65,7 +65,8 @@ cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags);
 cudaError_t cudaHostUnregister(void *ptr);
 cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags);
 cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost);
-cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags XGPU_CUDA_DEFAULT(1));
+cudaError_t cudaMallocManaged(void **devPtr, size_t size,
+                              unsigned int flags XGPU_CUDA_DEFAULT(cudaMemAttachGlobal));
 cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height);
 cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total);
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind);

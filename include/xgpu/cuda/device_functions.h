@@ -1,7 +1,7 @@
 /*
  * device_functions.h - CUDA's device intrinsics for xgpu: fences and barriers with a
  * reduction, warp shuffles and votes, bit manipulation, integer helpers, conversions and
- * reinterpretations, read-only loads, printf and assert.
+ * reinterpretations, read-only loads, memcpy and memset, __trap, printf and assert.
  *
  * Each is a static __device__ __forceinline__ function over a clang NVVM builtin (whose
  * LLVM intrinsic the xgpu compiler maps onto one instruction: shfl, vote, actmask,
@@ -12,7 +12,10 @@
  * and xor, 0 for up). 64-bit and double shuffles are two 32-bit shuffles.
  *
  * Device assert: a failing assert prints "file:line: function: Assertion `expr' failed."
- * through device printf and traps, which ends the kernel with a launch failure.
+ * through device printf and traps, which ends the kernel with a launch failure; __trap()
+ * ends it the same way. Device memcpy and memset are clang's builtins (llvm.memcpy and
+ * llvm.memset, which the compiler expands into loads and stores), overloading the host's
+ * <string.h> functions.
  * Outside clang's CUDA mode this header declares nothing.
  */
 #ifndef XGPU_CUDA_DEVICE_FUNCTIONS_H
@@ -23,6 +26,7 @@
 #if defined(__CUDA__) && defined(__cplusplus)
 #include <assert.h>
 #include <stddef.h>
+#include <string.h>
 
 #define XGPU_DDEV static __device__ __forceinline__
 
@@ -37,6 +41,14 @@ XGPU_DDEV void __assert_fail(const char *expr, const char *file, unsigned int li
     __builtin_trap();
 }
 }
+
+XGPU_DDEV void __trap(void) { __builtin_trap(); }
+XGPU_DDEV void *memcpy(void *dst, const void *src, size_t n)
+{
+    return __builtin_memcpy(dst, src, n);
+}
+XGPU_DDEV void *memset(void *dst, int c, size_t n) { return __builtin_memset(dst, c, n); }
+namespace std { using ::memcpy; using ::memset; }
 
 /* ---- fences, barriers, clocks ------------------------------------------------------- */
 

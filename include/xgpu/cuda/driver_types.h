@@ -46,6 +46,9 @@ typedef struct CUevent_st *cudaEvent_t;
 #define cudaHostAllocPortable 0x01
 #define cudaHostAllocMapped 0x02
 #define cudaHostAllocWriteCombined 0x04
+#define cudaMemAttachGlobal 0x01 /* cudaMallocManaged: accessible from every stream */
+#define cudaMemAttachHost 0x02
+#define cudaMemAttachSingle 0x04
 #define cudaHostRegisterDefault 0x00
 #define cudaHostRegisterPortable 0x01
 #define cudaHostRegisterMapped 0x02

@@ -37,6 +37,7 @@
 #define __thread__ __thread
 #define __builtin_align__(n) __align__(n)
 #define CUDARTAPI
+#define CUDART_CB /* calling convention of stream callbacks: the default one */
 #define __cudart_builtin__
 
 #if defined(__cplusplus)

@@ -15,6 +15,12 @@
  * The C++ float overloads (sin(float), ...) are declared too, and brought into namespace
  * std, so std::sin(x) works on the device. CUDA's fast intrinsics (__sinf, __expf, ...)
  * map onto the same instructions: on xgpu they are as accurate as the full functions.
+ *
+ * The other C++ overloads resolve as CUDA's do: pow(float, int) is float and
+ * pow(double, int) double; a one-argument function of an integer is the double function;
+ * two- and three-argument functions of mixed float, double and integer arguments convert
+ * them to double unless all are float. These are device templates over a small promotion
+ * trait: in host code they are not viable, so the host's own <cmath> overloads decide.
  * Outside clang's CUDA mode this header only includes <math.h>.
  */
 #ifndef XGPU_CUDA_MATH_FUNCTIONS_H
@@ -251,6 +257,77 @@ XGPU_MDEV unsigned long long ullmax(unsigned long long a, unsigned long long b)
 {
     return a > b ? a : b;
 }
+
+/* ---- integer and mixed-type arguments ------------------------------------------------ */
+
+/* The type an argument computes in (type): double for the integers and double, float for
+ * float; int_type (double) for the integers only. Any other type has neither, which
+ * removes the templates below from overloading. */
+template <class T> struct __xgpu_fp {};
+#define XGPU_FP(T, R) template <> struct __xgpu_fp<T> { typedef R type; typedef R int_type; };
+XGPU_FP(bool, double)
+XGPU_FP(char, double)
+XGPU_FP(signed char, double)
+XGPU_FP(unsigned char, double)
+XGPU_FP(short, double)
+XGPU_FP(unsigned short, double)
+XGPU_FP(int, double)
+XGPU_FP(unsigned int, double)
+XGPU_FP(long, double)
+XGPU_FP(unsigned long, double)
+XGPU_FP(long long, double)
+XGPU_FP(unsigned long long, double)
+#undef XGPU_FP
+template <> struct __xgpu_fp<float> { typedef float type; };
+template <> struct __xgpu_fp<double> { typedef double type; };
+
+/* float only when every argument is float. */
+template <class A, class B, class C = float> struct __xgpu_fp_pick { typedef double type; };
+template <> struct __xgpu_fp_pick<float, float, float> { typedef float type; };
+template <class A, class B, class C = float>
+struct __xgpu_fp3 : __xgpu_fp_pick<typename __xgpu_fp<A>::type, typename __xgpu_fp<B>::type,
+                                   typename __xgpu_fp<C>::type> {};
+
+XGPU_MDEV float pow(float a, int b) { return powf(a, (float)b); }
+XGPU_MDEV double pow(double a, int b) { return pow(a, (double)b); }
+
+/* F(integer) is F(double). */
+#define XGPU_INT1(F)                                                                       \
+    template <class T>                                                                     \
+    XGPU_MDEV typename __xgpu_fp<T>::int_type F(T a)                                       \
+    {                                                                                      \
+        return F((double)a);                                                               \
+    }                                                                                      \
+    namespace std { using ::F; }
+/* F(a, b) on two arithmetic arguments not both of one floating type. */
+#define XGPU_MIXED2(F)                                                                     \
+    template <class A, class B>                                                            \
+    XGPU_MDEV typename __xgpu_fp3<A, B>::type F(A a, B b)                                  \
+    {                                                                                      \
+        typedef typename __xgpu_fp3<A, B>::type R;                                         \
+        return F((R)a, (R)b);                                                              \
+    }                                                                                      \
+    namespace std { using ::F; }
+XGPU_INT1(sin) XGPU_INT1(cos) XGPU_INT1(tan) XGPU_INT1(asin) XGPU_INT1(acos)
+XGPU_INT1(atan) XGPU_INT1(sinh) XGPU_INT1(cosh) XGPU_INT1(tanh) XGPU_INT1(asinh)
+XGPU_INT1(acosh) XGPU_INT1(atanh) XGPU_INT1(exp) XGPU_INT1(exp2) XGPU_INT1(expm1)
+XGPU_INT1(log) XGPU_INT1(log2) XGPU_INT1(log10) XGPU_INT1(log1p) XGPU_INT1(cbrt)
+XGPU_INT1(erf) XGPU_INT1(erfc) XGPU_INT1(lgamma) XGPU_INT1(tgamma) XGPU_INT1(sqrt)
+XGPU_INT1(fabs) XGPU_INT1(floor) XGPU_INT1(ceil) XGPU_INT1(trunc) XGPU_INT1(round)
+XGPU_INT1(rint) XGPU_INT1(nearbyint)
+XGPU_MIXED2(pow) XGPU_MIXED2(atan2) XGPU_MIXED2(fmod) XGPU_MIXED2(hypot)
+XGPU_MIXED2(remainder) XGPU_MIXED2(fdim) XGPU_MIXED2(nextafter) XGPU_MIXED2(fmin)
+XGPU_MIXED2(fmax) XGPU_MIXED2(copysign)
+#undef XGPU_INT1
+#undef XGPU_MIXED2
+
+template <class A, class B, class C>
+XGPU_MDEV typename __xgpu_fp3<A, B, C>::type fma(A a, B b, C c)
+{
+    typedef typename __xgpu_fp3<A, B, C>::type R;
+    return fma((R)a, (R)b, (R)c);
+}
+namespace std { using ::fma; }
 
 #undef XGPU_MDEV
 #endif /* __CUDA__ && __cplusplus */
