@@ -102,6 +102,9 @@ typedef struct Driver {
     int dep_file, dep_target; /* -MF, -MT/-MQ given */
     const char *clang;
     SigJob sigjob;      /* the front end of the .cu being compiled */
+    char said[16384];   /* the start of the last step's stderr, uncoloured (for hints) */
+    size_t nsaid;
+    int in_escape;
     char incdir[PATH_MAX];
     char libdir[PATH_MAX];
     char tmpdir[PATH_MAX];
@@ -310,18 +313,31 @@ static int parse_args(Driver *d, int argc, char **argv)
     return 0;
 }
 
-/* Copies the child's stderr to ours as it arrives; returns the number of bytes seen. */
-static size_t relay(int fd)
+/* Copies the child's stderr to ours as it arrives, keeping its start in d->said; returns
+ * the number of bytes seen. */
+static size_t relay(Driver *d, int fd)
 {
     char buf[4096];
     size_t seen = 0;
+    d->nsaid = 0;
+    d->in_escape = 0;
     for (;;) {
         ssize_t k = read(fd, buf, sizeof buf);
         if (k < 0 && errno == EINTR)
             continue;
-        if (k <= 0)
+        if (k <= 0) {
+            d->said[d->nsaid] = '\0';
             return seen;
+        }
         seen += (size_t)k;
+        for (ssize_t i = 0; i < k && d->nsaid < sizeof d->said - 1; i++) {
+            if (buf[i] == '\033') /* colour escapes: ESC [ ... m */
+                d->in_escape = 1;
+            else if (!d->in_escape)
+                d->said[d->nsaid++] = buf[i];
+            else if (buf[i] == 'm')
+                d->in_escape = 0;
+        }
         for (ssize_t off = 0; off < k;) {
             ssize_t w = write(2, buf + off, (size_t)(k - off));
             if (w < 0 && errno == EINTR)
@@ -362,7 +378,7 @@ static int run(Driver *d, Argv *cmd)
         _exit(127);
     }
     close(err[1]);
-    size_t said = relay(err[0]);
+    size_t said = relay(d, err[0]);
     close(err[0]);
     int st;
     while (waitpid(pid, &st, 0) < 0)
@@ -515,6 +531,31 @@ static void note_spaced_launches(const char *src)
     free(t);
 }
 
+/* clang's errors that mean "xgpu does not support this" get a note saying so, at the
+ * place of each error. */
+static const struct {
+    const char *error, *note;
+} hints[] = {
+    {"error: reference to __global__ function",
+     "dynamic parallelism (launching a kernel from device code) is not supported by xgpu"},
+};
+
+static void note_hints(const Driver *d)
+{
+    for (const char *line = d->said; *line;) {
+        const char *end = strchr(line, '\n');
+        size_t n = end ? (size_t)(end - line) : strlen(line);
+        for (size_t i = 0; i < sizeof hints / sizeof *hints; i++) {
+            const char *at = memmem(line, n, hints[i].error, strlen(hints[i].error));
+            const char *colon = at ? memmem(line, n, ": error:", 8) : NULL;
+            if (colon)
+                fprintf(stderr, "%.*s: note: xgpu-cc: %s\n", (int)(colon - line), line,
+                        hints[i].note);
+        }
+        line += n + (end != NULL);
+    }
+}
+
 static int compile_device(Driver *d, const char *src, const char *bc)
 {
     Argv c = {0};
@@ -528,6 +569,7 @@ static int compile_device(Driver *d, const char *src, const char *bc)
     sig_start(d, src);
     int rc = run(d, &c);
     if (rc) { /* no lowering follows */
+        note_hints(d);
         note_spaced_launches(src);
         sig_free(d);
     }

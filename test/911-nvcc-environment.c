@@ -142,3 +142,13 @@ Test(nvcc_env, a_silent_failing_clang_is_named)
               out);
     free(out);
 }
+
+Test(nvcc_env, dynamic_parallelism_is_named_as_unsupported)
+{
+    char *out = NULL;
+    cr_assert_neq(compile("compat_dynamic_parallelism", "", &out), 0, "compiled:\n%s", out);
+    cr_expect(strstr(out, "compat_dynamic_parallelism.cu:5:34: note: xgpu-cc: dynamic "
+                          "parallelism (launching a kernel from device code) is not supported "
+                          "by xgpu"), "%s", out);
+    free(out);
+}
