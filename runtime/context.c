@@ -9,6 +9,11 @@
  * Modules belong to the device: a reset forgets them and they are loaded again on use.
  * Kernels' printf output is written to stdout by rt_sync, at CUDA's flush points and
  * before the device goes away.
+ *
+ * Threads. The context's recursive mutex is initialized once (pthread_once), so it
+ * works from the first global constructor on; rt_enter/rt_leave take and release it.
+ * The per-thread state (RtThread) is thread-local and starts zeroed: no error, device
+ * 0, no pending configuration.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -25,10 +30,40 @@
         .cache = cudaFuncCachePreferNone, .shmem = cudaSharedMemBankSizeFourByte, .flags = 0 \
     }
 
+static RtContext rt_context = {.set = RT_SETTINGS_DEFAULT}; /* the one global (STYLE.md 5) */
+static pthread_once_t rt_lock_once = PTHREAD_ONCE_INIT;
+
 RtContext *rt_ctx(void)
 {
-    static RtContext ctx = {.set = RT_SETTINGS_DEFAULT}; /* the one global (STYLE.md 5) */
-    return &ctx;
+    return &rt_context;
+}
+
+/* CUDA's per-thread state; the only other global, and thread-local. */
+RtThread *rt_thread(void)
+{
+    static _Thread_local RtThread t;
+    return &t;
+}
+
+static void rt_lock_init(void)
+{
+    pthread_mutexattr_t a;
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&rt_context.lock, &a);
+    pthread_mutexattr_destroy(&a);
+}
+
+RtContext *rt_enter(void)
+{
+    pthread_once(&rt_lock_once, rt_lock_init);
+    pthread_mutex_lock(&rt_context.lock);
+    return &rt_context;
+}
+
+void rt_leave(RtContext **c)
+{
+    pthread_mutex_unlock(&(*c)->lock);
 }
 
 /* Writes what kernels printed so far to stdout (a CUDA printf flush point). */
@@ -36,6 +71,13 @@ void rt_sync(RtContext *c)
 {
     if (c->dev && emu_printf_flush(c->dev, stdout) > 0)
         fflush(stdout);
+}
+
+/* Remembers that [addr, addr+size) is a device range (rt_is_device_ptr). */
+void rt_note_device_range(RtContext *c, uint64_t addr, uint64_t size)
+{
+    if (addr + size > c->dev_hi)
+        c->dev_hi = addr + size;
 }
 
 /* Emulated device time: advanced by each launch, 0 on a fresh device. */
@@ -46,7 +88,8 @@ uint64_t rt_device_time_ns(RtContext *c)
 
 static void rt_exit_hook(void)
 {
-    rt_shutdown(rt_ctx());
+    RT_ENTER(c);
+    rt_shutdown(c);
 }
 
 static void rt_read_env(RtContext *c)
@@ -101,11 +144,9 @@ cudaError_t rt_fatbin_load(RtContext *c, RtFatbin *fb)
         return fb->load_error;
     char err[256] = "";
     const void *elf;
-    size_t elflen, next;
-    if (!fb->data || xfat_parse(fb->data, SIZE_MAX, &elf, &elflen, &next, err, sizeof err)) {
-        fprintf(stderr, "xgpu: bad device binary container: %s\n", err[0] ? err : "no data");
+    size_t elflen;
+    if (rt_fatbin_image(fb->data, &elf, &elflen))
         return fb->load_error = cudaErrorInvalidKernelImage;
-    }
     EmuStatus s = emu_load(dev, elf, elflen, &fb->mod, err, sizeof err);
     if (s != EMU_OK) {
         fprintf(stderr, "xgpu: cannot load the device binary: %s\n", err[0] ? err : "error");
@@ -164,17 +205,19 @@ static void rt_write_reuse_profile(RtContext *c)
         fprintf(stderr, "xgpu: reuse profile: %s\n", err);
 }
 
-/* Forgets the device: modules, pending configurations, errors. */
+/* Forgets the device: managed blocks, modules, this thread's pending configurations. */
 static void rt_drop_device(RtContext *c)
 {
+    rt_managed_drop(c);
     if (c->dev)
         emu_destroy(c->dev);
     c->dev = NULL;
+    c->dev_hi = 0;
     for (RtFatbin *f = c->fatbins; f; f = f->next) {
         f->mod = NULL;
         f->load_error = cudaSuccess;
     }
-    c->npending = 0;
+    rt_thread()->npending = 0;
 }
 
 /* Writes the statistics and destroys the device (process exit, last module gone). */
@@ -189,14 +232,17 @@ void rt_shutdown(RtContext *c)
 }
 
 /* cudaDeviceReset: the statistics so far are written, then everything starts over:
- * streams and events are destroyed, limits and preferences return to their defaults,
- * Locality Descriptors are dropped (XMem atoms, host state, stay). */
+ * streams, events and host registrations are destroyed, managed memory is freed,
+ * limits and preferences return to their defaults, Locality Descriptors are dropped
+ * (XMem atoms, host state, stay). The sticky error and the calling thread's last error
+ * are cleared; other threads keep theirs, as with CUDA. */
 void rt_reset(RtContext *c)
 {
     rt_shutdown(c);
     rt_streams_free(c);
+    rt_host_regs_free(c);
     rt_ldesc_reset(c);
     c->set = (RtSettings)RT_SETTINGS_DEFAULT;
     c->sticky = cudaSuccess;
-    c->last = cudaSuccess;
+    rt_thread()->last = cudaSuccess;
 }

@@ -6,7 +6,7 @@
  * printf and reports the sticky error. cudaDeviceReset flushes printf, writes the
  * statistics gathered so far (XGPU_STATS), destroys the device, its streams and events,
  * restores limits and preferences and clears every error; the next call creates a fresh
- * device. Limits other than the printf FIFO are remembered only: the emulator has no
+ * device (for every thread). Limits other than the printf FIFO are remembered only: the emulator has no
  * device stack limit, device heap or L2 persistence to apply them to.
  */
 #include <stdio.h>
@@ -24,23 +24,27 @@ cudaError_t cudaGetDeviceCount(int *count)
     return cudaSuccess;
 }
 
+/* The current device is per host thread, as in CUDA; device 0 is the only one. */
 cudaError_t cudaSetDevice(int device)
 {
-    return device == 0 ? cudaSuccess : rt_error(rt_ctx(), cudaErrorInvalidDevice);
+    if (device != 0)
+        return rt_error(rt_ctx(), cudaErrorInvalidDevice);
+    rt_thread()->device = device;
+    return cudaSuccess;
 }
 
 cudaError_t cudaGetDevice(int *device)
 {
     if (!device)
         return rt_error(rt_ctx(), cudaErrorInvalidValue);
-    *device = 0;
+    *device = rt_thread()->device;
     return cudaSuccess;
 }
 
 /* Scheduling hints only: the host thread always runs the work itself. */
 cudaError_t cudaSetDeviceFlags(unsigned int flags)
 {
-    RtContext *c = rt_ctx();
+    RT_ENTER(c);
     if ((flags & ~(unsigned)cudaDeviceMask) ||
         ((flags & cudaDeviceScheduleMask) != 0 && (flags & cudaDeviceScheduleMask) != 1 &&
          (flags & cudaDeviceScheduleMask) != 2 && (flags & cudaDeviceScheduleMask) != 4))
@@ -53,17 +57,16 @@ cudaError_t cudaGetDeviceFlags(unsigned int *flags)
 {
     if (!flags)
         return rt_error(rt_ctx(), cudaErrorInvalidValue);
-    *flags = rt_ctx()->set.flags;
+    RT_ENTER(c);
+    *flags = c->set.flags;
     return cudaSuccess;
 }
 
 cudaError_t cudaDeviceSynchronize(void)
 {
-    RtContext *c = rt_ctx();
-    cudaError_t e = rt_device(c, NULL);
-    if (e == cudaSuccess)
-        rt_sync(c);
-    return rt_error(c, e);
+    RT_ENTER(c);
+    rt_sync(c); /* also after a fault: what the kernel printed first */
+    return rt_error(c, rt_device(c, NULL));
 }
 
 cudaError_t cudaThreadSynchronize(void)
@@ -73,7 +76,8 @@ cudaError_t cudaThreadSynchronize(void)
 
 cudaError_t cudaDeviceReset(void)
 {
-    rt_reset(rt_ctx());
+    RT_ENTER(c);
+    rt_reset(c);
     return cudaSuccess;
 }
 
@@ -86,7 +90,7 @@ cudaError_t cudaThreadExit(void)
  * from the emulator's configuration. */
 cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache config)
 {
-    RtContext *c = rt_ctx();
+    RT_ENTER(c);
     if ((unsigned)config > cudaFuncCachePreferEqual)
         return rt_error(c, cudaErrorInvalidValue);
     c->set.cache = config;
@@ -97,13 +101,14 @@ cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *config)
 {
     if (!config)
         return rt_error(rt_ctx(), cudaErrorInvalidValue);
-    *config = rt_ctx()->set.cache;
+    RT_ENTER(c);
+    *config = c->set.cache;
     return cudaSuccess;
 }
 
 cudaError_t cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config)
 {
-    RtContext *c = rt_ctx();
+    RT_ENTER(c);
     if ((unsigned)config > cudaSharedMemBankSizeEightByte)
         return rt_error(c, cudaErrorInvalidValue);
     c->set.shmem = config == cudaSharedMemBankSizeDefault ? cudaSharedMemBankSizeFourByte
@@ -115,13 +120,14 @@ cudaError_t cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *config)
 {
     if (!config)
         return rt_error(rt_ctx(), cudaErrorInvalidValue);
-    *config = rt_ctx()->set.shmem;
+    RT_ENTER(c);
+    *config = c->set.shmem;
     return cudaSuccess;
 }
 
 cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value)
 {
-    RtContext *c = rt_ctx();
+    RT_ENTER(c);
     EmuDevice *dev;
     if ((unsigned)limit >= RT_NLIMITS)
         return rt_error(c, cudaErrorUnsupportedLimit);
@@ -139,7 +145,7 @@ cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value)
 
 cudaError_t cudaDeviceGetLimit(size_t *value, enum cudaLimit limit)
 {
-    RtContext *c = rt_ctx();
+    RT_ENTER(c);
     if (!value)
         return rt_error(c, cudaErrorInvalidValue);
     if ((unsigned)limit >= RT_NLIMITS)
@@ -161,7 +167,7 @@ cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPr
 /* One device: it has no peers. */
 cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice)
 {
-    RtContext *c = rt_ctx();
+    RT_ENTER(c);
     if (!canAccessPeer)
         return rt_error(c, cudaErrorInvalidValue);
     if (device != 0 || peerDevice != 0)
@@ -172,7 +178,7 @@ cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevi
 
 cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags)
 {
-    RtContext *c = rt_ctx();
+    RT_ENTER(c);
     if (flags)
         return rt_error(c, cudaErrorInvalidValue);
     return rt_error(c, cudaErrorInvalidDevice); /* no other device; not itself either */

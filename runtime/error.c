@@ -1,9 +1,13 @@
 /*
- * error.c - error codes: names and strings (from cuda_error_list.h), the last/sticky
- * error pair, and the mapping from emulator statuses to cudaError_t.
+ * error.c - error codes: names and strings (cuda_error_list.h, then the CUDA 12 codes it
+ * lacks from errors12.def), the last/sticky error pair, and the mapping from emulator
+ * statuses to cudaError_t.
  *
+ * The last error is the calling thread's (RtThread), the sticky one the process's.
  * cudaGetLastError returns the last error and clears it, unless a sticky error (guest
- * fault) is set: that one is returned and stays. cudaPeekAtLastError never clears.
+ * fault) is set: that one is returned and stays. cudaPeekAtLastError never clears. A
+ * code CUDA does not define has the name and the text "unrecognized error code", as
+ * CUDA documents for both functions.
  */
 #include <stdio.h>
 
@@ -19,6 +23,8 @@ typedef struct RtErrorRow {
 static const RtErrorRow rt_errors[] = {
 #define XCUDA_ERROR(name, value, text) {name, #name, text},
 #include "xgpu/cuda/cuda_error_list.h"
+#define XCUDA_ERROR(name, value, text) {(cudaError_t)value, #name, text},
+#include "errors12.def"
 };
 
 static const RtErrorRow *rt_error_row(cudaError_t e)
@@ -38,30 +44,32 @@ const char *cudaGetErrorString(cudaError_t error)
 const char *cudaGetErrorName(cudaError_t error)
 {
     const RtErrorRow *r = rt_error_row(error);
-    return r ? r->name : "cudaErrorUnknown";
+    return r ? r->name : "unrecognized error code";
 }
 
 cudaError_t cudaGetLastError(void)
 {
-    RtContext *c = rt_ctx();
+    RT_ENTER(c);
+    RtThread *t = rt_thread();
     if (c->sticky != cudaSuccess)
         return c->sticky;
-    cudaError_t e = c->last;
-    c->last = cudaSuccess;
+    cudaError_t e = t->last;
+    t->last = cudaSuccess;
     return e;
 }
 
 cudaError_t cudaPeekAtLastError(void)
 {
-    RtContext *c = rt_ctx();
-    return c->sticky != cudaSuccess ? c->sticky : c->last;
+    RT_ENTER(c);
+    return c->sticky != cudaSuccess ? c->sticky : rt_thread()->last;
 }
 
-/* Records a call's result as the last error (when it is one) and returns it. */
+/* Records a call's result as the calling thread's last error (when it is one) and
+ * returns it. */
 cudaError_t rt_error(RtContext *c, cudaError_t e)
 {
     if (e != cudaSuccess)
-        c->last = e;
+        rt_thread()->last = e;
     return e;
 }
 

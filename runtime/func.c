@@ -56,7 +56,7 @@ static cudaError_t rt_func(RtContext *c, const void *func, EmuDevice **dev, RtFa
 
 cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func)
 {
-    RtContext *c = rt_ctx();
+    RT_ENTER(c);
     EmuDevice *dev;
     RtFatbin *fb;
     RtFunc *fn;
@@ -81,7 +81,7 @@ cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *f
 
 cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value)
 {
-    RtContext *c = rt_ctx();
+    RT_ENTER(c);
     EmuDevice *dev;
     RtFatbin *fb;
     RtFunc *fn;
@@ -108,7 +108,7 @@ cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, 
 /* A preference for a kernel that must exist; the value itself changes nothing. */
 static cudaError_t rt_func_hint(const void *func, int ok)
 {
-    RtContext *c = rt_ctx();
+    RT_ENTER(c);
     RtFatbin *fb;
     RtFunc *fn;
     if (!func || !rt_find_func(c, func, &fb, &fn))
@@ -155,7 +155,7 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlock
                                                                    size_t dynamicSMemSize,
                                                                    unsigned int flags)
 {
-    RtContext *c = rt_ctx();
+    RT_ENTER(c);
     EmuDevice *dev;
     RtFatbin *fb;
     RtFunc *fn;

@@ -32,7 +32,7 @@ int rt_hostsec_known(const RtHostSec *secs, int n, const void *begin)
 void __xgpu_register_host(const void *atoms_begin, const void *atoms_end,
                           const void *ldesc_begin, const void *ldesc_end)
 {
-    RtContext *c = rt_ctx();
+    RT_ENTER(c);
     if (atoms_begin && (const uint8_t *)atoms_end > (const uint8_t *)atoms_begin)
         rt_xmem_register(c, atoms_begin, atoms_end);
     if (ldesc_begin && (const uint8_t *)ldesc_end > (const uint8_t *)ldesc_begin)

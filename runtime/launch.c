@@ -12,7 +12,8 @@
  * registers for the block is cudaErrorLaunchOutOfResources. A guest fault is printed on
  * stderr and becomes the sticky error. Device printf is flushed at the start of each
  * launch, as CUDA does, and after it too when CUDA_LAUNCH_BLOCKING=1. Each launch of a
- * known kernel records the Locality Descriptors in force for it (ldesc.c).
+ * known kernel records the Locality Descriptors in force for it (ldesc.c). Managed
+ * blocks are copied to the device before the kernel runs and back after (managed.c).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -24,12 +25,12 @@
 unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem,
                                      cudaStream_t stream)
 {
-    RtContext *c = rt_ctx();
-    if (c->npending == RT_MAX_PENDING_CONFIGS) {
-        rt_error(c, cudaErrorInvalidConfiguration);
+    RtThread *t = rt_thread(); /* per thread: another thread may launch in between */
+    if (t->npending == RT_MAX_PENDING_CONFIGS) {
+        rt_error(rt_ctx(), cudaErrorInvalidConfiguration);
         return 1; /* non-zero: clang's caller skips the launch */
     }
-    RtLaunchConfig *p = &c->pending[c->npending++];
+    RtLaunchConfig *p = &t->pending[t->npending++];
     p->grid = gridDim;
     p->block = blockDim;
     p->shared = sharedMem;
@@ -40,10 +41,10 @@ unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedM
 cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim, size_t *sharedMem,
                                        void *stream)
 {
-    RtContext *c = rt_ctx();
-    if (c->npending == 0)
-        return rt_error(c, cudaErrorMissingConfiguration);
-    RtLaunchConfig *p = &c->pending[--c->npending];
+    RtThread *t = rt_thread();
+    if (t->npending == 0)
+        return rt_error(rt_ctx(), cudaErrorMissingConfiguration);
+    RtLaunchConfig *p = &t->pending[--t->npending];
     *gridDim = p->grid;
     *blockDim = p->block;
     *sharedMem = p->shared;
@@ -176,9 +177,13 @@ static cudaError_t rt_run(RtContext *c, EmuDevice *dev, RtFatbin *fb, RtFunc *fn
     EmuStatus s = EMU_OK;
     if (e == cudaSuccess) {
         rt_sync(c);
+        e = rt_managed_to_device(c);
+    }
+    if (e == cudaSuccess) {
         s = emu_launch(dev, fb->mod, fn->kernel, (EmuDim3){grid.x, grid.y, grid.z},
                        (EmuDim3){block.x, block.y, block.z}, shared, buf, k->param_bytes,
                        NULL, &fault);
+        rt_managed_to_host(c);
         if (c->launch_blocking)
             rt_sync(c);
     }
@@ -197,7 +202,7 @@ static cudaError_t rt_run(RtContext *c, EmuDevice *dev, RtFatbin *fb, RtFunc *fn
 cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args,
                              size_t sharedMem, cudaStream_t stream)
 {
-    RtContext *c = rt_ctx();
+    RT_ENTER(c);
     EmuDevice *dev;
     RtFatbin *fb;
     RtFunc *fn;

@@ -112,7 +112,7 @@ static cudaError_t ld_check(RtContext *c, const XHostLDesc *t, const void *kerne
 cudaError_t __xgpu_ldesc(const void *record, const void *kernel, const void *base,
                          size_t bytes, const XLDTile *tile, int64_t stride)
 {
-    RtContext *c = rt_ctx();
+    RT_ENTER(c);
     RtLDescs *d = &c->ld;
     long site = record ? ld_ordinal(d, record) : -1;
     if (site < 0)
@@ -188,12 +188,13 @@ void rt_ldesc_reset(RtContext *c)
 
 int xgpuLDescCount(void)
 {
-    return (int)rt_ctx()->ld.ntable;
+    RT_ENTER(c);
+    return (int)c->ld.ntable;
 }
 
 int xgpuLDescLastLaunch(const void *kernel, XLDescInfo *out, int max, uint64_t *launch)
 {
-    RtContext *c = rt_ctx();
+    RT_ENTER(c);
     RtFatbin *fb;
     RtFunc *fn;
     if (launch)

@@ -17,7 +17,7 @@ enum { RT_PITCH_ALIGN = 512 };
 
 cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height)
 {
-    RtContext *c = rt_ctx();
+    RT_ENTER(c);
     if (!devPtr || !pitch)
         return rt_error(c, cudaErrorInvalidValue);
     if (width > SIZE_MAX - RT_PITCH_ALIGN)
@@ -51,12 +51,11 @@ static cudaError_t rt_copy2d(RtContext *c, void *dst, size_t dpitch, const void 
 cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                          size_t height, enum cudaMemcpyKind kind)
 {
-    RtContext *c = rt_ctx();
+    RT_ENTER(c);
+    rt_sync(c);
     cudaError_t e = rt_device(c, NULL);
-    if (e == cudaSuccess) {
-        rt_sync(c);
+    if (e == cudaSuccess)
         e = rt_copy2d(c, dst, dpitch, src, spitch, width, height, kind);
-    }
     return rt_error(c, e);
 }
 
@@ -64,7 +63,7 @@ cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t 
                               size_t width, size_t height, enum cudaMemcpyKind kind,
                               cudaStream_t stream)
 {
-    RtContext *c = rt_ctx();
+    RT_ENTER(c);
     cudaError_t e = rt_device(c, NULL);
     if (e == cudaSuccess && !rt_stream_ok(c, stream))
         e = cudaErrorInvalidResourceHandle;
@@ -88,7 +87,7 @@ static cudaError_t rt_set2d(RtContext *c, void *dst, size_t pitch, int value, si
 
 cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height)
 {
-    RtContext *c = rt_ctx();
+    RT_ENTER(c);
     cudaError_t e = rt_device(c, NULL);
     if (e == cudaSuccess)
         e = rt_set2d(c, devPtr, pitch, value, width, height);
@@ -98,7 +97,7 @@ cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width, si
 cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value, size_t width,
                               size_t height, cudaStream_t stream)
 {
-    RtContext *c = rt_ctx();
+    RT_ENTER(c);
     cudaError_t e = rt_device(c, NULL);
     if (e == cudaSuccess && !rt_stream_ok(c, stream))
         e = cudaErrorInvalidResourceHandle;

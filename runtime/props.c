@@ -81,7 +81,7 @@ void rt_fill_props(struct cudaDeviceProp *d, const EmuProps *p)
 
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
 {
-    RtContext *c = rt_ctx();
+    RT_ENTER(c);
     EmuDevice *dev;
     if (!prop)
         return rt_error(c, cudaErrorInvalidValue);
@@ -183,7 +183,7 @@ static int rt_attr_read(const struct cudaDeviceProp *d, const RtAttrRow *r)
 
 cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)
 {
-    RtContext *c = rt_ctx();
+    RT_ENTER(c);
     EmuDevice *dev;
     if (!value)
         return rt_error(c, cudaErrorInvalidValue);

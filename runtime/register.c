@@ -8,7 +8,9 @@
  * __cudaRegisterFatBinaryEnd(h), and at exit __cudaUnregisterFatBinary(h). The wrapper is
  * {int magic = 0x466243b1; int version = 1; const void *data; void *unused}; data points
  * at an XFatHeader followed by the gpubin ELF (parsed only when the module is loaded).
- * Nothing here touches the device. The handle given back is the RtFatbin itself.
+ * Nothing here touches the device. The handle given back is the RtFatbin itself. Each
+ * call holds the runtime's lock, so a library loaded by one thread may register while
+ * others launch.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,7 +60,7 @@ void **__cudaRegisterFatBinary(void *fatCubin)
     } else {
         fb->data = w->data;
     }
-    RtContext *c = rt_ctx();
+    RT_ENTER(c);
     fb->next = c->fatbins;
     c->fatbins = fb;
     return (void **)fb;
@@ -82,7 +84,7 @@ static void rt_fatbin_free(RtFatbin *fb)
 
 void __cudaUnregisterFatBinary(void **fatCubinHandle)
 {
-    RtContext *c = rt_ctx();
+    RT_ENTER(c);
     RtFatbin *fb = (RtFatbin *)fatCubinHandle;
     for (RtFatbin **p = &c->fatbins; *p; p = &(*p)->next)
         if (*p == fb) {
@@ -98,6 +100,7 @@ void __cudaRegisterFunction(void **fatCubinHandle, const void *hostFun, char *de
                             const char *deviceName, int thread_limit, void *tid, void *bid,
                             void *bDim, void *gDim, int *wSize)
 {
+    RT_ENTER(c); /* another thread may be looking kernels up */
     RtFatbin *fb = (RtFatbin *)fatCubinHandle;
     const char *name = deviceName ? deviceName : deviceFun;
     if (!fb || !name)
@@ -122,6 +125,7 @@ void __cudaRegisterFunction(void **fatCubinHandle, const void *hostFun, char *de
 void __cudaRegisterVar(void **fatCubinHandle, char *hostVar, char *deviceAddress,
                        const char *deviceName, int ext, size_t size, int constant, int global)
 {
+    RT_ENTER(c);
     RtFatbin *fb = (RtFatbin *)fatCubinHandle;
     const char *name = deviceName ? deviceName : deviceAddress;
     if (!fb || !name)

@@ -8,10 +8,17 @@
  * (emu_load) the first time one of its kernels or symbols is used. All state lives in
  * one RtContext reached through rt_ctx(), the runtime's only global.
  *
- * Errors. rt_error() records a failing call's code as the last error (cleared by
- * cudaGetLastError). A guest fault, or a device that could not be created, sets
- * `sticky`: rt_device() then returns it from every call that touches the device, until
- * cudaDeviceReset. The runtime is meant for one host thread; it never exits or aborts.
+ * Threads. One recursive mutex in the context serialises every entry into the runtime
+ * and so every call into the emulator: each API function starts with RT_ENTER(c), which
+ * locks and unlocks when the function returns (also from its own API calls, hence
+ * recursive). Host callbacks run after the lock is released. What CUDA keeps per host
+ * thread lives in RtThread (rt_thread(), thread-local): the last error, the current
+ * device and the pending <<<>>> configurations; everything else is the process's.
+ *
+ * Errors. rt_error() records a failing call's code as the calling thread's last error
+ * (cleared by cudaGetLastError). A guest fault, or a device that could not be created,
+ * sets `sticky` (process-wide): rt_device() then returns it from every call that touches
+ * the device, until cudaDeviceReset. The runtime never exits or aborts.
  *
  * Handles. Streams, events and pinned host blocks are kept in lists owned by the
  * context; a handle is valid while it is on its list, so a destroyed handle is recognized
@@ -20,11 +27,18 @@
  *
  * Device printf. The emulator buffers kernels' printf output; rt_sync() writes it to
  * stdout at each point where CUDA flushes it (synchronizing calls, blocking copies, the
- * start of a launch, reset, exit).
+ * start of a launch, reset, exit), also once the device has faulted, so that what a
+ * kernel printed before an assertion failed appears at the call that reports it.
+ *
+ * Managed memory (managed.c). A cudaMallocManaged block is a device allocation whose
+ * page-aligned start is also mapped on the host at the same address; the host copy is
+ * the current one between launches, copies and sets use it directly, and each launch
+ * copies every block to the device before it runs and back after it.
  */
 #ifndef XGPU_RT_H
 #define XGPU_RT_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -84,12 +98,22 @@ struct CUevent_st {
     uint64_t ns; /* emulated device time at the record */
 };
 
-/* A cudaMallocHost / cudaHostAlloc block. */
+/* A cudaMallocHost / cudaHostAlloc block, or a cudaHostRegister range. */
 typedef struct RtHostBlock {
     struct RtHostBlock *next;
     void *ptr;
+    size_t size;
     unsigned flags;
 } RtHostBlock;
+
+/* A cudaMallocManaged block: valid at ptr on the host and on the device. */
+typedef struct RtManaged {
+    struct RtManaged *next;
+    uint64_t alloc; /* the device allocation holding it (what emu_free takes) */
+    uint8_t *ptr;   /* page-aligned, inside the allocation */
+    size_t size;    /* bytes asked for */
+    size_t mapped;  /* host bytes mapped at ptr: size in whole pages */
+} RtManaged;
 
 enum { RT_NLIMITS = 7 }; /* cudaLimitStackSize .. cudaLimitPersistingL2CacheSize */
 
@@ -150,24 +174,40 @@ typedef struct RtLDescs {
 } RtLDescs;
 
 typedef struct RtContext {
+    pthread_mutex_t lock; /* recursive; held by every API call (RT_ENTER) */
     RtFatbin *fatbins;
     EmuDevice *dev;
+    uint64_t dev_hi;    /* end of the highest device range handed out on this device */
     cudaError_t sticky; /* guest fault or failed device creation */
-    cudaError_t last;   /* last error of a call, for cudaGetLastError */
-    RtLaunchConfig pending[RT_MAX_PENDING_CONFIGS];
-    int npending;
     char *stats_path;   /* XGPU_STATS at device creation, or NULL */
     int exit_hook;      /* atexit handler installed */
     int launch_blocking; /* CUDA_LAUNCH_BLOCKING=1: printf is flushed after launches too */
     struct CUstream_st *streams;
     struct CUevent_st *events;
     RtHostBlock *host_blocks;
+    RtHostBlock *host_regs; /* cudaHostRegister ranges (flags as registered) */
+    RtManaged *managed;
     RtSettings set;
     RtXmem xmem;
     RtLDescs ld;
 } RtContext;
 
+/* What CUDA keeps per host thread. */
+typedef struct RtThread {
+    cudaError_t last; /* last error of a call, for cudaGetLastError */
+    int device;       /* cudaSetDevice (always 0: one device) */
+    RtLaunchConfig pending[RT_MAX_PENDING_CONFIGS];
+    int npending;
+} RtThread;
+
 RtContext *rt_ctx(void);
+RtThread *rt_thread(void);
+
+/* RT_ENTER(c) declares c, takes the context's lock and releases it when c goes out of
+ * scope (GCC's and clang's cleanup attribute), so every return path unlocks. */
+RtContext *rt_enter(void);
+void rt_leave(RtContext **c);
+#define RT_ENTER(c) RtContext *c __attribute__((cleanup(rt_leave))) = rt_enter()
 
 /* context.c */
 cudaError_t rt_device(RtContext *c, EmuDevice **dev);
@@ -178,6 +218,10 @@ void rt_shutdown(RtContext *c);
 void rt_reset(RtContext *c);
 void rt_sync(RtContext *c);
 uint64_t rt_device_time_ns(RtContext *c);
+void rt_note_device_range(RtContext *c, uint64_t addr, uint64_t size);
+
+/* fatbin.c */
+int rt_fatbin_image(const void *data, const void **elf, size_t *len);
 
 /* stream.c */
 int rt_stream_ok(RtContext *c, cudaStream_t s);
@@ -186,16 +230,39 @@ void rt_streams_free(RtContext *c);
 /* device.c */
 void rt_fill_props(struct cudaDeviceProp *d, const EmuProps *p);
 
-/* error.c */
+/* error.c: CUDA codes that cuda_error_list.h does not declare (errors12.def). */
+#define RT_ERR_HOST_MEMORY_ALREADY_REGISTERED ((cudaError_t)712)
+#define RT_ERR_HOST_MEMORY_NOT_REGISTERED ((cudaError_t)713)
 cudaError_t rt_error(RtContext *c, cudaError_t e);
 cudaError_t rt_from_emu(EmuStatus s);
 int rt_is_fault(EmuStatus s);
 cudaError_t rt_unsupported(const char *api);
 
-/* memory.c */
+/* memory.c: what a pointer is, for copies and sets. */
+typedef enum RtPtrKind {
+    RT_PTR_HOST,    /* host memory: trusted, as with CUDA */
+    RT_PTR_DEVICE,  /* an emulator address in the device window */
+    RT_PTR_MANAGED, /* inside a managed block: host memory at a device address */
+} RtPtrKind;
+RtPtrKind rt_ptr_kind(RtContext *c, const void *p);
 int rt_is_device_ptr(RtContext *c, const void *p);
 cudaError_t rt_copy(RtContext *c, void *dst, const void *src, size_t n, enum cudaMemcpyKind kind);
 cudaError_t rt_memset(RtContext *c, void *dst, int value, size_t n);
+
+/* managed.c */
+RtManaged *rt_managed_of(RtContext *c, const void *p);
+int rt_managed_range(RtContext *c, const void *p, size_t n);
+cudaError_t rt_managed_free(RtContext *c, void *p);
+cudaError_t rt_managed_to_device(RtContext *c);
+void rt_managed_to_host(RtContext *c);
+void rt_managed_drop(RtContext *c);
+/* CUDA functions cuda_runtime_api.h does not declare yet (advice and device as int). */
+cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, int dstDevice,
+                                 cudaStream_t stream);
+cudaError_t cudaMemAdvise(const void *devPtr, size_t count, int advice, int device);
+
+/* hostmem.c */
+void rt_host_regs_free(RtContext *c);
 
 /* launch.c */
 cudaError_t rt_kernel_of(RtContext *c, const void *func, RtFatbin **fb, RtFunc **fn);

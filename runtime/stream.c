@@ -58,7 +58,7 @@ void rt_streams_free(RtContext *c)
 
 cudaError_t cudaStreamCreateWithPriority(cudaStream_t *stream, unsigned int flags, int priority)
 {
-    RtContext *c = rt_ctx();
+    RT_ENTER(c);
     if (!stream || (flags & ~(unsigned)cudaStreamNonBlocking))
         return rt_error(c, cudaErrorInvalidValue);
     cudaError_t e = rt_device(c, NULL);
@@ -87,7 +87,7 @@ cudaError_t cudaStreamCreate(cudaStream_t *stream)
 
 cudaError_t cudaStreamDestroy(cudaStream_t stream)
 {
-    RtContext *c = rt_ctx();
+    RT_ENTER(c);
     if (rt_is_default_stream(stream))
         return rt_error(c, cudaErrorInvalidResourceHandle);
     for (struct CUstream_st **p = &c->streams; *p; p = &(*p)->next)
@@ -101,7 +101,7 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream)
 
 cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned int *flags)
 {
-    RtContext *c = rt_ctx();
+    RT_ENTER(c);
     if (!flags)
         return rt_error(c, cudaErrorInvalidValue);
     if (!rt_stream_ok(c, stream))
@@ -112,7 +112,7 @@ cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned int *flags)
 
 cudaError_t cudaStreamGetPriority(cudaStream_t stream, int *priority)
 {
-    RtContext *c = rt_ctx();
+    RT_ENTER(c);
     if (!priority)
         return rt_error(c, cudaErrorInvalidValue);
     if (!rt_stream_ok(c, stream))
@@ -121,18 +121,18 @@ cudaError_t cudaStreamGetPriority(cudaStream_t stream, int *priority)
     return cudaSuccess;
 }
 
-/* What a synchronizing call on a valid handle returns: flush printf, report faults. */
+/* What a synchronizing call on a valid handle returns: flush printf (also after a
+ * fault: what a kernel printed before it, such as a failed assertion, comes first),
+ * report faults. */
 static cudaError_t rt_sync_point(RtContext *c)
 {
-    cudaError_t e = rt_device(c, NULL);
-    if (e == cudaSuccess)
-        rt_sync(c);
-    return rt_error(c, e);
+    rt_sync(c);
+    return rt_error(c, rt_device(c, NULL));
 }
 
 cudaError_t cudaStreamSynchronize(cudaStream_t stream)
 {
-    RtContext *c = rt_ctx();
+    RT_ENTER(c);
     if (!rt_stream_ok(c, stream))
         return rt_error(c, cudaErrorInvalidResourceHandle);
     return rt_sync_point(c);
@@ -141,7 +141,7 @@ cudaError_t cudaStreamSynchronize(cudaStream_t stream)
 /* Work is always complete, so the query succeeds (or reports the sticky fault). */
 cudaError_t cudaStreamQuery(cudaStream_t stream)
 {
-    RtContext *c = rt_ctx();
+    RT_ENTER(c);
     if (!rt_stream_ok(c, stream))
         return rt_error(c, cudaErrorInvalidResourceHandle);
     return rt_error(c, rt_device(c, NULL));
@@ -149,45 +149,50 @@ cudaError_t cudaStreamQuery(cudaStream_t stream)
 
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags)
 {
-    RtContext *c = rt_ctx();
+    RT_ENTER(c);
     if (!rt_stream_ok(c, stream) || !rt_event_ok(c, event))
         return rt_error(c, cudaErrorInvalidResourceHandle);
     return flags & ~1u ? rt_error(c, cudaErrorInvalidValue) : cudaSuccess; /* 1: external */
 }
 
-/* Host callbacks run at once, after printf is flushed as CUDA does before a callback. */
-cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback,
-                                  void *userData, unsigned int flags)
+/* Host work queued on a stream, checked under the lock; the caller runs it after the
+ * lock is released (a callback may block on other threads). Sets *status to the status
+ * the callback is told; printf is flushed first, as CUDA does before a callback. */
+static cudaError_t rt_host_work(cudaStream_t stream, int ok, cudaError_t *status)
 {
-    RtContext *c = rt_ctx();
-    if (!callback || flags)
+    RT_ENTER(c);
+    if (!ok)
         return rt_error(c, cudaErrorInvalidValue);
     if (!rt_stream_ok(c, stream))
         return rt_error(c, cudaErrorInvalidResourceHandle);
-    cudaError_t e = rt_device(c, NULL);
     rt_sync(c);
-    callback(stream, e, userData);
+    *status = rt_device(c, NULL);
     return cudaSuccess;
+}
+
+/* Host callbacks run at once, in the calling thread, outside the runtime's lock. */
+cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback,
+                                  void *userData, unsigned int flags)
+{
+    cudaError_t status, e = rt_host_work(stream, callback && !flags, &status);
+    if (e == cudaSuccess)
+        callback(stream, status, userData);
+    return e;
 }
 
 cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData)
 {
-    RtContext *c = rt_ctx();
-    if (!fn)
-        return rt_error(c, cudaErrorInvalidValue);
-    if (!rt_stream_ok(c, stream))
-        return rt_error(c, cudaErrorInvalidResourceHandle);
-    cudaError_t e = rt_device(c, NULL);
-    if (e != cudaSuccess)
-        return rt_error(c, e);
-    rt_sync(c);
-    fn(userData);
-    return cudaSuccess;
+    cudaError_t status, e = rt_host_work(stream, fn != NULL, &status);
+    if (e == cudaSuccess && status != cudaSuccess)
+        return rt_error(rt_ctx(), status);
+    if (e == cudaSuccess)
+        fn(userData);
+    return e;
 }
 
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
 {
-    RtContext *c = rt_ctx();
+    RT_ENTER(c);
     unsigned known = cudaEventBlockingSync | cudaEventDisableTiming | cudaEventInterprocess;
     if (!event || (flags & ~known))
         return rt_error(c, cudaErrorInvalidValue);
@@ -211,7 +216,7 @@ cudaError_t cudaEventCreate(cudaEvent_t *event)
 
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
 {
-    RtContext *c = rt_ctx();
+    RT_ENTER(c);
     if (!rt_event_ok(c, event) || !rt_stream_ok(c, stream))
         return rt_error(c, cudaErrorInvalidResourceHandle);
     cudaError_t e = rt_device(c, NULL);
@@ -224,7 +229,7 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
 
 cudaError_t cudaEventSynchronize(cudaEvent_t event)
 {
-    RtContext *c = rt_ctx();
+    RT_ENTER(c);
     if (!rt_event_ok(c, event))
         return rt_error(c, cudaErrorInvalidResourceHandle);
     return rt_sync_point(c);
@@ -233,7 +238,7 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event)
 /* Recorded work is always complete; an event never recorded is complete too (CUDA). */
 cudaError_t cudaEventQuery(cudaEvent_t event)
 {
-    RtContext *c = rt_ctx();
+    RT_ENTER(c);
     if (!rt_event_ok(c, event))
         return rt_error(c, cudaErrorInvalidResourceHandle);
     return rt_error(c, rt_device(c, NULL));
@@ -241,7 +246,7 @@ cudaError_t cudaEventQuery(cudaEvent_t event)
 
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
 {
-    RtContext *c = rt_ctx();
+    RT_ENTER(c);
     if (!ms)
         return rt_error(c, cudaErrorInvalidValue);
     if (!rt_event_ok(c, start) || !rt_event_ok(c, end) || !start->recorded ||
@@ -256,7 +261,7 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
 
 cudaError_t cudaEventDestroy(cudaEvent_t event)
 {
-    RtContext *c = rt_ctx();
+    RT_ENTER(c);
     for (struct CUevent_st **p = &c->events; *p && event; p = &(*p)->next)
         if (*p == event) {
             *p = event->next;

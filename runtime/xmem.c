@@ -89,7 +89,8 @@ static void rx_set(uint8_t *bits, unsigned i, int on)
 
 AtomID __xgpu_create_atom(const void *record)
 {
-    RtXmem *x = &rt_ctx()->xmem;
+    RT_ENTER(c);
+    RtXmem *x = &c->xmem;
     long id = record ? rx_ordinal(x, record) : -1;
     if (id < 0) {
         const XAtomSite *s = record;
@@ -222,7 +223,8 @@ static cudaError_t rx_row(RtXmem *x, AtomID id, uint64_t base, uint64_t bytes, i
 static cudaError_t rx_block(const char *api, AtomID id, const void *base, uint64_t lenX,
                             uint64_t lenY, uint64_t sx, uint64_t sy, uint64_t sz, int map)
 {
-    RtXmem *x = &rt_ctx()->xmem;
+    RT_ENTER(c);
+    RtXmem *x = &c->xmem;
     cudaError_t e = rx_check_id(x, api, id);
     if (e != cudaSuccess)
         return e;
@@ -272,7 +274,8 @@ cudaError_t Atom3DMap(AtomID id, const void *base, size_t lenX, size_t lenY, siz
 
 static cudaError_t rx_activate(const char *api, AtomID id, int on)
 {
-    RtXmem *x = &rt_ctx()->xmem;
+    RT_ENTER(c);
+    RtXmem *x = &c->xmem;
     cudaError_t e = rx_check_id(x, api, id);
     if (e == cudaSuccess)
         rx_set(x->ast, id, on);
@@ -286,13 +289,15 @@ cudaError_t AtomDeactivate(AtomID id) { return rx_activate("AtomDeactivate", id,
 
 int xgpuAtomCount(void)
 {
-    size_t n = rt_ctx()->xmem.ngat;
+    RT_ENTER(c);
+    size_t n = c->xmem.ngat;
     return (int)(n < XMEM_MAX_ATOMS ? n : XMEM_MAX_ATOMS);
 }
 
 cudaError_t xgpuAtomQuery(AtomID id, XAtomInfo *info)
 {
-    RtXmem *x = &rt_ctx()->xmem;
+    RT_ENTER(c);
+    RtXmem *x = &c->xmem;
     cudaError_t e = rx_check_id(x, "xgpuAtomQuery", id);
     if (e != cudaSuccess || !info)
         return e != cudaSuccess ? e : rx_bad("xgpuAtomQuery", "null info");
@@ -314,7 +319,8 @@ cudaError_t xgpuAtomQuery(AtomID id, XAtomInfo *info)
 
 int xgpuAtomRanges(AtomID id, XAtomRange *out, int max)
 {
-    RtXmem *x = &rt_ctx()->xmem;
+    RT_ENTER(c);
+    RtXmem *x = &c->xmem;
     if (rx_check_id(x, "xgpuAtomRanges", id) != cudaSuccess)
         return -1;
     int n = 0;
@@ -329,7 +335,8 @@ int xgpuAtomRanges(AtomID id, XAtomRange *out, int max)
 
 AtomID xgpuAtomLookup(const void *addr)
 {
-    RtXmem *x = &rt_ctx()->xmem;
+    RT_ENTER(c);
+    RtXmem *x = &c->xmem;
     uint64_t a = rt_addr(addr);
     size_t i = rx_first(x, a);
     return i < x->nranges && x->ranges[i].lo <= a ? x->ranges[i].atom : XMEM_NO_ATOM;
@@ -337,5 +344,6 @@ AtomID xgpuAtomLookup(const void *addr)
 
 void xgpuAtomStatus(uint8_t ast[32])
 {
-    memcpy(ast, rt_ctx()->xmem.ast, 32);
+    RT_ENTER(c);
+    memcpy(ast, c->xmem.ast, 32);
 }

@@ -1,0 +1,204 @@
+/*
+ * managed.c - unified ("managed") memory: cudaMallocManaged, cudaMemPrefetchAsync,
+ * cudaMemAdvise.
+ *
+ * Model. A managed block must be valid at the same pointer value on the host and on the
+ * device. The emulator's addresses are not host addresses, so the runtime makes one
+ * range both: it allocates device memory (emu_malloc) with a page of slack, takes the
+ * first page-aligned address inside it, and maps anonymous host memory at exactly that
+ * address (mmap MAP_FIXED_NOREPLACE, so nothing already mapped is ever replaced). The
+ * host copy is the current one whenever the program runs: copies and sets on a managed
+ * range use it directly (memory.c), and each launch copies every block's bytes to the
+ * device before the kernel runs and back after it (kernels run to completion inside the
+ * launch, so the host never sees a kernel half done). cudaFree, cudaDeviceReset and the
+ * device going away at exit unmap the host side and free the device side.
+ *
+ * Limits. Every launch copies all managed bytes in and out (2 x the total per launch);
+ * a device access to the slack between the block's end and its allocation's end is
+ * not reported as out of bounds; the mapping fails, with cudaErrorMemoryAllocation and
+ * one line on stderr, where the host already uses the device's addresses (for example
+ * the shadow memory of AddressSanitizer). Prefetching and advice are validated and do
+ * nothing: there is one copy to keep, not pages to migrate.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "rt.h"
+
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000 /* Linux 4.17; older kernels treat it as a hint */
+#endif
+
+/* CUDA's values (cuda_runtime_api.h does not declare them yet). */
+enum {
+    RT_MEM_ATTACH_GLOBAL = 1, /* cudaMemAttachGlobal */
+    RT_MEM_ATTACH_HOST = 2,   /* cudaMemAttachHost */
+    RT_CPU_DEVICE_ID = -1,    /* cudaCpuDeviceId */
+    RT_ADVISE_FIRST = 1,      /* cudaMemAdviseSetReadMostly */
+    RT_ADVISE_LAST = 6,       /* cudaMemAdviseUnsetAccessedBy */
+};
+
+static size_t rt_page(void)
+{
+    long p = sysconf(_SC_PAGESIZE);
+    return p > 0 ? (size_t)p : 4096;
+}
+
+/* The block containing p, or NULL. */
+RtManaged *rt_managed_of(RtContext *c, const void *p)
+{
+    const uint8_t *b = p;
+    for (RtManaged *m = c->managed; m; m = m->next)
+        if (b >= m->ptr && b < m->ptr + m->size)
+            return m;
+    return NULL;
+}
+
+/* Whether [p, p+n) lies inside one managed block. */
+int rt_managed_range(RtContext *c, const void *p, size_t n)
+{
+    RtManaged *m = rt_managed_of(c, p);
+    return m && n <= m->size - (size_t)((const uint8_t *)p - m->ptr);
+}
+
+/* Maps `len` host bytes at exactly `at`; 0, or -1 with errno set. */
+static int rt_map_at(void *at, size_t len)
+{
+    void *p = mmap(at, len, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+    if (p == MAP_FAILED)
+        return -1;
+    if (p != at) { /* a kernel without MAP_FIXED_NOREPLACE put it elsewhere */
+        munmap(p, len);
+        errno = EEXIST;
+        return -1;
+    }
+    return 0;
+}
+
+static cudaError_t rt_managed_new(RtContext *c, EmuDevice *dev, size_t size, void **out)
+{
+    size_t page = rt_page();
+    if (size > SIZE_MAX - 2 * page)
+        return cudaErrorMemoryAllocation;
+    size_t mapped = (size + page - 1) / page * page;
+    RtManaged *m = calloc(1, sizeof *m);
+    if (!m)
+        return cudaErrorMemoryAllocation;
+    if (emu_malloc(dev, mapped + page, &m->alloc) != EMU_OK) {
+        free(m);
+        return cudaErrorMemoryAllocation;
+    }
+    uint64_t at = (m->alloc + page - 1) / page * page;
+    if (rt_map_at(rt_ptr(at), mapped)) {
+        fprintf(stderr, "xgpu: cudaMallocManaged: cannot map host memory at 0x%llx (%s)\n",
+                (unsigned long long)at, strerror(errno));
+        emu_free(dev, m->alloc);
+        free(m);
+        return cudaErrorMemoryAllocation;
+    }
+    rt_note_device_range(c, m->alloc, mapped + page);
+    m->ptr = rt_ptr(at);
+    m->size = size;
+    m->mapped = mapped;
+    m->next = c->managed;
+    c->managed = m;
+    *out = m->ptr;
+    return cudaSuccess;
+}
+
+cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)
+{
+    RT_ENTER(c);
+    EmuDevice *dev;
+    if (!devPtr || size == 0 || (flags != RT_MEM_ATTACH_GLOBAL && flags != RT_MEM_ATTACH_HOST))
+        return rt_error(c, cudaErrorInvalidValue);
+    cudaError_t e = rt_device(c, &dev);
+    if (e == cudaSuccess)
+        e = rt_managed_new(c, dev, size, devPtr);
+    return rt_error(c, e);
+}
+
+static void rt_managed_release(RtContext *c, RtManaged *m)
+{
+    munmap(m->ptr, m->mapped);
+    if (c->dev)
+        emu_free(c->dev, m->alloc);
+    free(m);
+}
+
+/* cudaFree of a managed pointer: it must be the block's start. */
+cudaError_t rt_managed_free(RtContext *c, void *p)
+{
+    for (RtManaged **q = &c->managed; *q; q = &(*q)->next)
+        if ((*q)->ptr == p) {
+            RtManaged *m = *q;
+            *q = m->next;
+            rt_managed_release(c, m);
+            return cudaSuccess;
+        }
+    return cudaErrorInvalidValue;
+}
+
+/* Before a launch: the device sees what the host wrote. */
+cudaError_t rt_managed_to_device(RtContext *c)
+{
+    for (RtManaged *m = c->managed; m; m = m->next)
+        if (emu_copy_to_device(c->dev, rt_addr(m->ptr), m->ptr, m->size) != EMU_OK)
+            return cudaErrorUnknown;
+    return cudaSuccess;
+}
+
+/* After a launch (also a faulting one): the host sees what the kernel wrote. */
+void rt_managed_to_host(RtContext *c)
+{
+    for (RtManaged *m = c->managed; m; m = m->next)
+        emu_copy_from_device(c->dev, m->ptr, rt_addr(m->ptr), m->size);
+}
+
+/* The device is going away: every block goes with it. */
+void rt_managed_drop(RtContext *c)
+{
+    while (c->managed) {
+        RtManaged *m = c->managed;
+        c->managed = m->next;
+        rt_managed_release(c, m);
+    }
+}
+
+/* Prefetching and advice need [p, p+count) inside one managed block. */
+static cudaError_t rt_managed_hint_range(RtContext *c, const void *p, size_t count)
+{
+    cudaError_t e = rt_device(c, NULL);
+    if (e != cudaSuccess)
+        return e;
+    return p && count && rt_managed_range(c, p, count) ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, int dstDevice,
+                                 cudaStream_t stream)
+{
+    RT_ENTER(c);
+    cudaError_t e = rt_managed_hint_range(c, devPtr, count);
+    if (e == cudaSuccess && dstDevice != 0 && dstDevice != RT_CPU_DEVICE_ID)
+        e = cudaErrorInvalidDevice;
+    if (e == cudaSuccess && !rt_stream_ok(c, stream))
+        e = cudaErrorInvalidResourceHandle;
+    return rt_error(c, e);
+}
+
+cudaError_t cudaMemAdvise(const void *devPtr, size_t count, int advice, int device)
+{
+    RT_ENTER(c);
+    cudaError_t e = rt_managed_hint_range(c, devPtr, count);
+    if (e == cudaSuccess && (advice < RT_ADVISE_FIRST || advice > RT_ADVISE_LAST))
+        e = cudaErrorInvalidValue;
+    if (e == cudaSuccess && device != 0 && device != RT_CPU_DEVICE_ID)
+        e = cudaErrorInvalidDevice;
+    return rt_error(c, e);
+}
