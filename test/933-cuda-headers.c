@@ -34,6 +34,8 @@ HDR(device, "-O0", _O0)
 HDR(cuda_h, "-O2", _O2)
 HDR(math, "-O2", _O2)
 HDR(math, "-O0", _O0)
+HDR(half, "-O2", _O2)
+HDR(half, "-O0", _O0)
 
 /* cuda_runtime.h included implicitly first (as xgpu-cc and nvcc do), again after C++
  * system headers, and twice: the host and device libraries still resolve. */

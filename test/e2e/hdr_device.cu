@@ -37,7 +37,7 @@ __global__ void add(float *p, int n)
 
 __global__ void trap_on(int *p, int lane)
 {
-    if (threadIdx.x == lane)
+    if ((int)threadIdx.x == lane)
         __trap();
     p[threadIdx.x] = 1;
 }
