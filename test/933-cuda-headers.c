@@ -80,3 +80,70 @@ Test(headers, cuda_h_from_c)
     free(out);
     xt_expect_pass(bin, "");
 }
+
+/* Appends to list every file under dir (relative to base), recursively. */
+static int list_headers(const char *base, const char *dir, char names[][256], int n, int max)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", base, dir);
+    DIR *d = opendir(path);
+    cr_assert(d, "cannot open %s", path);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char rel[256];
+        int k = snprintf(rel, sizeof rel, "%s/%s", dir, e->d_name);
+        cr_assert_lt(k, (int)sizeof rel);
+        snprintf(path, sizeof path, "%s/%s", base, rel);
+        DIR *sub = opendir(path);
+        if (sub) {
+            closedir(sub);
+            n = list_headers(base, rel, names, n, max);
+        } else {
+            cr_assert_lt(n, max);
+            snprintf(names[n++], 256, "%s", rel);
+        }
+    }
+    closedir(d);
+    return n;
+}
+
+/* Every shipped thrust and cub header stops the compile with "<lib> is not supported by
+ * xgpu", located at the user's #include line. */
+Test(headers, thrust_and_cub_are_located_errors)
+{
+    const char *inc = XGPU_SOURCE_DIR "/include/xgpu/cuda";
+    static char names[256][256];
+    int n = list_headers(inc, "thrust", names, 0, 256);
+    int nthrust = n;
+    n = list_headers(inc, "cub", names, n, 256);
+    cr_assert_geq(nthrust, 14, "thrust headers: %d", nthrust);
+    cr_assert_gt(n, nthrust, "no cub headers");
+
+    const char *src = xt_tmp("uses_thrust.cu");
+    static char text[65536];
+    size_t len = (size_t)snprintf(text, sizeof text, "#include <cuda_runtime.h>\n\n");
+    for (int i = 0; i < n; i++) /* header i on line i + 3 */
+        len += (size_t)snprintf(text + len, sizeof text - len, "#include <%s>\n", names[i]);
+    snprintf(text + len, sizeof text - len, "int main() { return 0; }\n");
+    xt_write(src, text);
+    char *out = NULL;
+    int rc = xt_runf(&out, CC " -ferror-limit=0 -c %s -o %s", src, xt_tmp("uses_thrust.o"));
+    cr_assert_neq(rc, 0, "compiled:\n%s", out);
+    for (int i = 0; i < n; i++) {
+        char at[64], what[256], msg[320];
+        snprintf(at, sizeof at, "uses_thrust.cu:%d:\n", i + 3);
+        const char *p = strstr(out, at);
+        cr_assert(p, "no error located at %s for <%s>:\n%s", at, names[i], out);
+        const char *line = p + strlen(at), *end = strchr(line, '\n');
+        snprintf(what, sizeof what, "%s", names[i]);
+        char *slash = strchr(what, '/');
+        *slash = 0; /* the library: thrust or cub */
+        snprintf(msg, sizeof msg, "error: \"%s is not supported by xgpu\"", what);
+        const char *hit = strstr(line, msg), *file = strstr(line, names[i]);
+        cr_assert(hit && file && end && hit < end && file < end,
+                  "<%s> at line %d: not the expected error:\n%.300s", names[i], i + 3, line);
+    }
+    free(out);
+}

@@ -1,0 +1,5 @@
+/*
+ * cub/device/device_run_length_encode.cuh - cub is not supported by xgpu:
+ * including this header stops the compile with an error that names the including line.
+ */
+#error "cub is not supported by xgpu"

@@ -1,0 +1,5 @@
+/*
+ * cub/warp/warp_scan.cuh - cub is not supported by xgpu:
+ * including this header stops the compile with an error that names the including line.
+ */
+#error "cub is not supported by xgpu"
