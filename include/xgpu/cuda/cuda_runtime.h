@@ -32,11 +32,13 @@
 #include "vector_types.h"
 #include "driver_types.h"
 #include "cuda_runtime_api.h"
+#include "texture_types.h"
 #include "device_launch_parameters.h"
 #include "vector_functions.h"
 #include "device_functions.h"
 #include "sm_atomic_functions.h"
 #include "math_functions.h"
+#include "texture_fetch_functions.h"
 
 #if defined(__CUDA__)
 /* The SDK version a CUDA source sees without including cuda.h, as clang's own CUDA
