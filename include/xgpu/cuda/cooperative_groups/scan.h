@@ -1,0 +1,2 @@
+/* cooperative_groups/scan.h - cg::inclusive_scan and exclusive_scan (in reduce.h). */
+#include "reduce.h"
