@@ -1,6 +1,7 @@
 // Device memcpy and memset, CUDART_CB stream callbacks, the typed C++ forms of the
-// allocation and symbol calls (cudaMallocManaged, cudaMallocHost with flags,
-// cudaMallocPitch, cudaEventCreate with flags, the async symbol copies), and __trap(),
+// allocation and symbol calls (cudaMallocManaged, with cudaMemAdvise and
+// cudaMemPrefetchAsync, cudaMallocHost with flags, cudaMallocPitch, cudaEventCreate with
+// flags, the async symbol copies), and __trap(),
 // which ends its kernel with a launch failure (last: a fault is sticky).
 #include <cuda_runtime.h>
 
@@ -51,21 +52,18 @@ static void CUDART_CB on_done(cudaStream_t s, cudaError_t status, void *data)
 
 static int check_managed(void)
 {
-    float *m = NULL;
-    cudaError_t e = cudaMallocManaged(&m, 16 * sizeof(float));
-    if (e == cudaErrorNotSupported) { /* the typed form compiles and forwards */
-        cudaGetLastError();
-        e = cudaMallocManaged(&m, 16 * sizeof(float), cudaMemAttachHost);
-        cudaGetLastError();
-        return e == cudaErrorNotSupported ? 0 : 1;
-    }
-    if (e != cudaSuccess)
+    float *m = NULL, *h = NULL;
+    if (cudaMallocManaged(&m, 16 * sizeof(float)) != cudaSuccess ||
+        cudaMallocManaged(&h, 16, cudaMemAttachHost) != cudaSuccess)
         return 1;
+    cudaFree(h);
     for (int i = 0; i < 16; i++)
         m[i] = (float)i;
+    int bad = cudaMemAdvise(m, 16 * sizeof(float), cudaMemAdviseSetReadMostly, 0) != cudaSuccess;
+    bad += cudaMemPrefetchAsync(m, 16 * sizeof(float), 0) != cudaSuccess;
     add<<<1, 16>>>(m, 16);
+    bad += cudaMemPrefetchAsync(m, 16 * sizeof(float), cudaCpuDeviceId, 0) != cudaSuccess;
     cudaDeviceSynchronize();
-    int bad = 0;
     for (int i = 0; i < 16; i++)
         bad += m[i] != (float)i + 1.0f;
     cudaFree(m);

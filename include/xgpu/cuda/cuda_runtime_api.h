@@ -67,6 +67,10 @@ cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int f
 cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost);
 cudaError_t cudaMallocManaged(void **devPtr, size_t size,
                               unsigned int flags XGPU_CUDA_DEFAULT(cudaMemAttachGlobal));
+/* advice is a cudaMemoryAdvise (int in the ABI); device 0 or cudaCpuDeviceId. */
+cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, int dstDevice,
+                                 cudaStream_t stream XGPU_CUDA_DEFAULT(0));
+cudaError_t cudaMemAdvise(const void *devPtr, size_t count, int advice, int device);
 cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height);
 cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total);
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind);

@@ -49,6 +49,9 @@ typedef struct CUevent_st *cudaEvent_t;
 #define cudaMemAttachGlobal 0x01 /* cudaMallocManaged: accessible from every stream */
 #define cudaMemAttachHost 0x02
 #define cudaMemAttachSingle 0x04
+/* cudaMemPrefetchAsync / cudaMemAdvise: the host as a device number. */
+#define cudaCpuDeviceId ((int)-1)
+#define cudaInvalidDeviceId ((int)-2)
 #define cudaHostRegisterDefault 0x00
 #define cudaHostRegisterPortable 0x01
 #define cudaHostRegisterMapped 0x02
@@ -78,6 +81,16 @@ enum cudaLimit {
     cudaLimitDevRuntimePendingLaunchCount = 0x04,
     cudaLimitMaxL2FetchGranularity = 0x05,
     cudaLimitPersistingL2CacheSize = 0x06,
+};
+
+/* cudaMemAdvise. */
+enum cudaMemoryAdvise {
+    cudaMemAdviseSetReadMostly = 1,
+    cudaMemAdviseUnsetReadMostly = 2,
+    cudaMemAdviseSetPreferredLocation = 3,
+    cudaMemAdviseUnsetPreferredLocation = 4,
+    cudaMemAdviseSetAccessedBy = 5,
+    cudaMemAdviseUnsetAccessedBy = 6,
 };
 
 /* cudaFuncSetAttribute. */
