@@ -37,13 +37,15 @@ static size_t rt_const_bytes(const XGpubin *g)
     return n;
 }
 
-/* The largest block the kernel's registers allow, in whole warps. */
+/* The largest block the kernel's registers allow, in whole warps, and no more than its
+ * __launch_bounds__. */
 static uint64_t rt_max_threads(const EmuProps *p, const XKernel *k)
 {
     uint64_t by_regs = k->nregs && p->warp_size
                            ? p->regs_per_block / k->nregs / p->warp_size * p->warp_size
                            : p->max_threads_per_block;
-    return by_regs < p->max_threads_per_block ? by_regs : p->max_threads_per_block;
+    uint64_t m = by_regs < p->max_threads_per_block ? by_regs : p->max_threads_per_block;
+    return k->max_threads && k->max_threads < m ? k->max_threads : m;
 }
 
 /* The device, module and kernel behind a host stub, for the calls below. */

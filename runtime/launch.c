@@ -9,7 +9,8 @@
  * errors use CUDA's codes and are not sticky: a zero or too large grid or block is
  * cudaErrorInvalidConfiguration, more dynamic shared memory than the kernel may use
  * (cudaFuncAttributeMaxDynamicSharedMemorySize) is cudaErrorInvalidValue, too many
- * registers for the block is cudaErrorLaunchOutOfResources. A guest fault is printed on
+ * registers for the block, or more threads than the kernel's __launch_bounds__, is
+ * cudaErrorLaunchOutOfResources. A guest fault is printed on
  * stderr and becomes the sticky error. Device printf is flushed at the start of each
  * launch, as CUDA does, and after it too when CUDA_LAUNCH_BLOCKING=1. Each launch of a
  * known kernel records the Locality Descriptors in force for it (ldesc.c). Managed
@@ -83,8 +84,14 @@ static cudaError_t rt_check_config(const EmuProps *p, const XKernel *k, const Rt
 {
     if (!rt_dim_ok(grid, p->max_grid_dim) || !rt_dim_ok(block, p->max_block_dim))
         return cudaErrorInvalidConfiguration;
-    if ((uint64_t)block.x * block.y * block.z > p->max_threads_per_block)
+    uint64_t threads = (uint64_t)block.x * block.y * block.z;
+    if (threads > p->max_threads_per_block)
         return cudaErrorInvalidConfiguration;
+    if (k->max_threads && threads > k->max_threads) {
+        fprintf(stderr, "xgpu: kernel %s: a block of %" PRIu64 " threads exceeds its "
+                "__launch_bounds__ of %u\n", k->name, threads, k->max_threads);
+        return cudaErrorLaunchOutOfResources;
+    }
     if (shared > rt_max_dynamic_shared(p, k, fn))
         return cudaErrorInvalidValue;
     return cudaSuccess;

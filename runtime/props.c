@@ -70,7 +70,7 @@ void rt_fill_props(struct cudaDeviceProp *d, const EmuProps *p)
     d->canMapHostMemory = 0; /* cudaHostAllocMapped memory cannot be reached by kernels */
     d->computeMode = cudaComputeModeDefault;
     d->unifiedAddressing = 1;
-    d->managedMemory = 0;
+    d->managedMemory = 1;    /* cudaMallocManaged (managed.c) */
     d->globalL1CacheSupported = 1;
     d->localL1CacheSupported = 1;
     d->singleToDoublePrecisionPerfRatio = 1; /* the emulator computes both alike */
