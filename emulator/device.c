@@ -89,6 +89,7 @@ void emu_destroy(EmuDevice *d)
     if (d->cfg.emu_summary)
         emu_stats_print_summary(d, stderr);
     emu_series_free(d);
+    emu_progress_free(d);
     tm_device_free(d);
     emu_reuse_profile_free(d);
     for (size_t i = 0; i < d->nmods; i++)

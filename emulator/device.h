@@ -32,7 +32,8 @@ struct EmuDevice {
     size_t nlaunches, caplaunches;
     EmuPrintf printf_fifo; /* device printf output waiting for emu_printf_flush */
     uint64_t time_ns;      /* emulated time, the sum of the launches' emulated_ns */
-    struct EmuSeries *series; /* stats/series.c: interval series, progress line (or NULL) */
+    struct EmuSeries *series; /* stats/series.c: interval series (or NULL) */
+    struct EmuProgress *progress; /* stats/progress.c: progress line state (or NULL) */
     struct TmLog *tm_log;  /* timing/gpu.c: each timing launch's counters (or NULL) */
     struct EmuReuseProf *reuse_prof; /* func/reuse_prof.c: reuse profiling (or NULL) */
 };
@@ -45,9 +46,12 @@ int emu_decode_kernel(const XGpubin *g, uint32_t k, const uint64_t *gaddr, EmuKe
                       char *err, size_t n);
 void emu_code_free(EmuKernelCode *c);
 
-/* launch.c: fills *f from the fault x reports in warp w (x bound to w's CTA). */
+/* launch.c: fills *f from the fault x reports in warp w (x bound to w's CTA), at the pc
+ * of w's running entry (or barrier); _at names the pc. */
 void emu_fill_fault(EmuFault *f, const EmuExec *x, const EmuModule *m, const XKernel *k,
                     const EmuWarp *w);
+void emu_fill_fault_at(EmuFault *f, const EmuExec *x, const EmuModule *m, const XKernel *k,
+                       const EmuWarp *w, uint32_t pc);
 
 /* module.c */
 void emu_module_free(EmuModule *m);

@@ -4,9 +4,10 @@
  * Everything is table-driven: a key is parsed by its EmuCfgType and written at its
  * offset in EmuConfig, so adding a key to config.def is the whole change. Integers accept
  * decimal or 0x hex with an optional binary suffix (K, M, G, or KiB, MiB, GiB); reals are
- * finite strtod numbers; ENUM values must be one of the key's listed choices. Cross-key
- * rules (emu_config_check) are a table of key names, so they hold for keys of every .def.
- * Presets, the dump and the environment are in preset.c.
+ * finite strtod numbers; ENUM values must be one of the key's listed choices; U64_AUTO
+ * takes "auto" or an integer. Configuration files are read a whole line at a time (any
+ * length). Ranges and cross-key rules (emu_config_check) are in check.c; presets and the
+ * dump in preset.c.
  */
 #include "config.h"
 
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define EMU_STR(x) #x
 
@@ -179,6 +181,17 @@ int emu_config_set(EmuConfig *c, const char *key, const char *value, char *err, 
         }
         *(uint64_t *)field = v;
         return 0;
+    case EMU_CFG_U64_AUTO:
+        if (strcmp(value, "auto") == 0) {
+            *(uint64_t *)field = EMU_CFG_AUTO;
+            return 0;
+        }
+        if (parse_u64(value, EMU_CFG_AUTO - 1, &v)) {
+            snprintf(err, n, "%s: expected auto or an unsigned integer, got '%s'", key, value);
+            return -1;
+        }
+        *(uint64_t *)field = v;
+        return 0;
     case EMU_CFG_MODE:
         for (uint32_t m = 0; m < 2; m++)
             if (strcmp(value, mode_names[m]) == 0) {
@@ -242,14 +255,27 @@ int emu_config_set_list(EmuConfig *c, const char *list, const char *what, char *
 
 int emu_config_load_file(EmuConfig *c, const char *path, char *err, size_t n)
 {
+    struct stat sb;
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        snprintf(err, n, "%s: is a directory, not a configuration file", path);
+        return -1;
+    }
     FILE *f = fopen(path, "r");
     if (!f) {
         snprintf(err, n, "%s: cannot open configuration file: %s", path, strerror(errno));
         return -1;
     }
-    char line[512], msg[256];
+    char *line = NULL, msg[256];
+    size_t cap = 0;
+    ssize_t len;
     int rc = 0;
-    for (unsigned ln = 1; fgets(line, sizeof line, f); ln++) {
+    errno = 0;
+    for (unsigned ln = 1; (len = getline(&line, &cap, f)) >= 0; ln++) {
+        if (memchr(line, 0, (size_t)len)) {
+            snprintf(err, n, "%s:%u: NUL byte in a configuration file", path, ln);
+            rc = -1;
+            break;
+        }
         char *hash = strchr(line, '#');
         if (hash)
             *hash = 0;
@@ -263,70 +289,13 @@ int emu_config_load_file(EmuConfig *c, const char *path, char *err, size_t n)
             break;
         }
     }
+    if (!rc && ferror(f)) {
+        snprintf(err, n, "%s: cannot read configuration file: %s", path, strerror(errno));
+        rc = -1;
+    }
+    free(line);
     fclose(f);
     return rc;
-}
-
-/* Per-key rules by name, for keys of any .def; a rule whose key is not declared (yet) is
- * skipped. Sizes that index by bit masks must be powers of two. */
-typedef enum CfgRule { RULE_POSITIVE, RULE_POW2 } CfgRule;
-
-static const struct { const char *key; CfgRule rule; } cfg_rules[] = {
-    {"core.subcores", RULE_POSITIVE},
-    {"core.max_ctas_per_sm", RULE_POSITIVE},
-    {"core.wb_ports", RULE_POSITIVE},
-    {"rf.banks_per_subcore", RULE_POSITIVE},
-    {"rf.collectors_per_subcore", RULE_POSITIVE},
-    {"l1.line", RULE_POW2},
-    {"l1.sector", RULE_POW2},
-    {"l1.ways", RULE_POSITIVE},
-    {"l1.mshrs", RULE_POSITIVE},
-    {"l2.line", RULE_POW2},
-    {"l2.sector", RULE_POW2},
-    {"l2.sets", RULE_POW2},
-    {"l2.slices", RULE_POSITIVE},
-    {"l2.ways", RULE_POSITIVE},
-    {"l2.mshrs", RULE_POSITIVE},
-    {"smem.banks", RULE_POW2},
-    {"dram.channels", RULE_POSITIVE},
-    {"dram.banks", RULE_POSITIVE},
-    {"dram.row_bytes", RULE_POW2},
-    {"dram.clock_khz", RULE_POSITIVE},
-};
-
-/* An integer key's value (U32/U64), or -1 when the key is missing or not an integer. */
-static int cfg_uint(const EmuConfig *c, const char *key, uint64_t *v)
-{
-    const EmuCfgKey *k = emu_config_key(key);
-    if (!k)
-        return -1;
-    const char *field = (const char *)c + k->offset;
-    if (k->type == EMU_CFG_U32)
-        *v = *(const uint32_t *)field;
-    else if (k->type == EMU_CFG_U64)
-        *v = *(const uint64_t *)field;
-    else
-        return -1;
-    return 0;
-}
-
-static int cfg_check_rules(const EmuConfig *c, char *err, size_t n)
-{
-    for (size_t i = 0; i < sizeof cfg_rules / sizeof cfg_rules[0]; i++) {
-        uint64_t v;
-        if (cfg_uint(c, cfg_rules[i].key, &v))
-            continue;
-        if (v == 0) {
-            snprintf(err, n, "%s: must be at least 1", cfg_rules[i].key);
-            return -1;
-        }
-        if (cfg_rules[i].rule == RULE_POW2 && (v & (v - 1))) {
-            snprintf(err, n, "%s: must be a power of two, got %llu", cfg_rules[i].key,
-                     (unsigned long long)v);
-            return -1;
-        }
-    }
-    return 0;
 }
 
 long emu_config_sthld(const EmuConfig *c)
@@ -339,89 +308,26 @@ long emu_config_sthld(const EmuConfig *c)
     return (long)v;
 }
 
-/* The collector and Memento keys (docs/memento.md). */
-static int cfg_check_memento(const EmuConfig *c, char *err, size_t n)
+/* XGPU_PROGRESS: a boolean (1 = always, 0 = never) or one of emu.progress's names. */
+static int env_progress(EmuConfig *c, const char *v, char *err, size_t n)
 {
-    int ccu = strcmp(c->rf_collector, "ccu") == 0;
-    if (c->rf_bow_window < 1 || c->rf_bow_window > 64) {
-        snprintf(err, n, "rf.bow_window: must be 1..64, got %u", c->rf_bow_window);
+    bool on;
+    char msg[256];
+    if (parse_bool(v, &on) == 0)
+        v = on ? "always" : "never";
+    if (emu_config_set(c, "emu.progress", v, msg, sizeof msg)) {
+        snprintf(err, n, "XGPU_PROGRESS: expected 1, 0, auto, never or always, got '%s'", v);
         return -1;
     }
-    if (c->rf_rfc_entries < 1 || c->rf_rfc_entries > 64) {
-        snprintf(err, n, "rf.rfc_entries: must be 1..64, got %u", c->rf_rfc_entries);
-        return -1;
-    }
-    if ((strcmp(c->core_sched, "rfc") == 0 || strcmp(c->core_sched, "swrfc") == 0) &&
-        strcmp(c->rf_collector, "ocu") != 0) {
-        snprintf(err, n, "core.sched: %s has its own register-file cache; use rf.collector = "
-                         "ocu (got %s)", c->core_sched, c->rf_collector);
-        return -1;
-    }
-    if (strncmp(c->core_sched, "memento", 7) == 0 && !ccu) {
-        snprintf(err, n, "core.sched: %s needs rf.collector = ccu (got %s)", c->core_sched,
-                 c->rf_collector);
-        return -1;
-    }
-    if (c->rf_ct_entries < 1 || c->rf_ct_entries > 64) {
-        snprintf(err, n, "rf.ct_entries: must be 1..64, got %u", c->rf_ct_entries);
-        return -1;
-    }
-    if (emu_config_sthld(c) < -1) {
-        snprintf(err, n, "memento.sthld: expected dynamic or a number 0..%u "
-                         "(memento.sthld_max), got '%s'", c->memento_sthld_max, c->memento_sthld);
-        return -1;
-    }
-    if (c->memento_interval == 0) {
-        snprintf(err, n, "memento.interval: must be at least 1");
-        return -1;
-    }
-    if (c->memento_sl_boundary < 0) {
-        snprintf(err, n, "memento.sl_boundary: must not be negative");
-        return -1;
-    }
-    const struct { const char *key; double v; } energy[] = {
-        {"energy.bank_read", c->energy_bank_read}, {"energy.bank_write", c->energy_bank_write},
-        {"energy.xbar", c->energy_xbar},           {"energy.ct_read", c->energy_ct_read},
-        {"energy.ct_write", c->energy_ct_write},   {"energy.arbiter", c->energy_arbiter},
-    };
-    for (size_t i = 0; i < sizeof energy / sizeof energy[0]; i++)
-        if (energy[i].v < 0) {
-            snprintf(err, n, "%s: must not be negative", energy[i].key);
-            return -1;
-        }
     return 0;
 }
 
-int emu_config_check(const EmuConfig *c, char *err, size_t n)
+uint64_t emu_config_budget(const EmuConfig *c)
 {
-    const struct { const char *key; uint64_t v; } positive[] = {
-        {"gpu.sm_count", c->gpu_sm_count},
-        {"gpu.max_threads_per_block", c->gpu_max_threads_per_block},
-        {"gpu.max_threads_per_sm", c->gpu_max_threads_per_sm},
-        {"gpu.regs_per_sm", c->gpu_regs_per_sm},
-        {"gpu.global_mem_bytes", c->gpu_global_mem_bytes},
-        {"gpu.clock_khz", c->gpu_clock_khz},
-        {"gpu.issue_width", c->gpu_issue_width},
-        {"emu.printf_fifo_bytes", c->emu_printf_fifo_bytes},
-    };
-    for (size_t i = 0; i < sizeof positive / sizeof positive[0]; i++)
-        if (positive[i].v == 0) {
-            snprintf(err, n, "%s: must be at least 1", positive[i].key);
-            return -1;
-        }
-    if (c->gpu_shared_per_block > c->gpu_shared_per_sm) {
-        snprintf(err, n, "gpu.shared_per_block: %llu exceeds gpu.shared_per_sm (%llu)",
-                 (unsigned long long)c->gpu_shared_per_block,
-                 (unsigned long long)c->gpu_shared_per_sm);
-        return -1;
-    }
-    if (c->gpu_max_threads_per_block > c->gpu_max_threads_per_sm) {
-        snprintf(err, n, "gpu.max_threads_per_block: exceeds gpu.max_threads_per_sm");
-        return -1;
-    }
-    if (cfg_check_memento(c, err, n))
-        return -1;
-    return cfg_check_rules(c, err, n);
+    if (c->emu_max_warp_insns == EMU_CFG_AUTO)
+        return c->emu_mode == EMU_MODE_TIMING ? EMU_BUDGET_AUTO_TIMING
+                                              : EMU_BUDGET_AUTO_FUNCTIONAL;
+    return c->emu_max_warp_insns ? c->emu_max_warp_insns : UINT64_MAX;
 }
 
 int emu_config_from_env(EmuConfig *c, char *err, size_t n)
@@ -449,6 +355,9 @@ int emu_config_from_env(EmuConfig *c, char *err, size_t n)
             return -1;
         }
     }
+    const char *progress = getenv("XGPU_PROGRESS");
+    if (progress && *progress && env_progress(c, progress, err, n))
+        return -1;
     return emu_config_check(c, err, n);
 }
 
@@ -482,6 +391,10 @@ int emu_config_format(const EmuConfig *c, const EmuCfgKey *k, char *buf, size_t 
         return snprintf(buf, n, "%s", *(const bool *)field ? "true" : "false");
     case EMU_CFG_ENUM:
         return snprintf(buf, n, "%s", field);
+    case EMU_CFG_U64_AUTO:
+        if (*(const uint64_t *)field == EMU_CFG_AUTO)
+            return snprintf(buf, n, "auto");
+        return snprintf(buf, n, "%llu", (unsigned long long)*(const uint64_t *)field);
     }
     return 0;
 }

@@ -3,7 +3,8 @@
  * parsers that fill it.
  *
  * Precedence, lowest first: defaults, the preset or file named by XGPU_CONFIG, the
- * XGPU_SET list, XGPU_MODE (emu.mode), XGPU_SUMMARY (emu.summary). Every error names
+ * XGPU_SET list, XGPU_MODE (emu.mode), XGPU_SUMMARY (emu.summary), XGPU_PROGRESS
+ * (emu.progress). Every error names
  * the key (and FILE:LINE for files); unknown keys are errors.
  * Derived limits (EmuProps) are computed once in device.c from the finished struct.
  */
@@ -27,7 +28,10 @@ typedef enum EmuCfgType {
     EMU_CFG_F64,  /* finite real number (ratios, energies) */
     EMU_CFG_BOOL, /* true/false, 1/0, yes/no, on/off */
     EMU_CFG_ENUM, /* one of the names in the unit column, stored as text (< 32 bytes) */
+    EMU_CFG_U64_AUTO, /* "auto" (stored as EMU_CFG_AUTO) or a U64 below it */
 } EmuCfgType;
+
+#define EMU_CFG_AUTO UINT64_MAX
 
 #define EMU_CFG_FIELD_STR(id) char id[64];
 #define EMU_CFG_FIELD_U32(id) uint32_t id;
@@ -36,6 +40,7 @@ typedef enum EmuCfgType {
 #define EMU_CFG_FIELD_F64(id) double id;
 #define EMU_CFG_FIELD_BOOL(id) bool id;
 #define EMU_CFG_FIELD_ENUM(id) char id[32];
+#define EMU_CFG_FIELD_U64_AUTO(id) uint64_t id; /* EMU_CFG_AUTO: auto */
 
 typedef struct EmuConfig {
 #define CFG(id, key, type, def, unit, desc) EMU_CFG_FIELD_##type(id)
@@ -60,13 +65,22 @@ void emu_config_defaults(EmuConfig *c);
 int emu_config_set(EmuConfig *c, const char *key, const char *value, char *err, size_t n);
 /* Applies "key=value;key=value" (whitespace around items ignored). */
 int emu_config_set_list(EmuConfig *c, const char *list, const char *what, char *err, size_t n);
-/* Applies a flat "key = value" file (# comments); errors are "FILE:LINE: key: reason". */
+/* Applies a flat "key = value" file (# comments, lines of any length); errors are
+ * "FILE:LINE: key: reason"; a directory is refused ("FILE: is a directory"). */
 int emu_config_load_file(EmuConfig *c, const char *path, char *err, size_t n);
-/* Defaults, then XGPU_CONFIG, XGPU_SET, XGPU_MODE and XGPU_SUMMARY, then
+/* Defaults, then XGPU_CONFIG, XGPU_SET, XGPU_MODE, XGPU_SUMMARY and XGPU_PROGRESS, then
  * emu_config_check. */
 int emu_config_from_env(EmuConfig *c, char *err, size_t n);
-/* Cross-key validation (ranges, unsupported modes). */
+/* Validation of the finished configuration: every key's range and the cross-key rules
+ * of the functional core and the timing model (a configuration that passes never makes
+ * a launch fail for its values). Returns 0, or -1 with "key: reason" in err. */
 int emu_config_check(const EmuConfig *c, char *err, size_t n);
+/* emu.max_warp_insns resolved for the configured mode: "auto" is
+ * EMU_BUDGET_AUTO_FUNCTIONAL or EMU_BUDGET_AUTO_TIMING (about two minutes of emulation
+ * at this emulator's measured speeds, docs/config.md), 0 is unlimited (UINT64_MAX). */
+#define EMU_BUDGET_AUTO_FUNCTIONAL 1000000000ull
+#define EMU_BUDGET_AUTO_TIMING 100000000ull
+uint64_t emu_config_budget(const EmuConfig *c);
 /* memento.sthld: -1 for "dynamic", else the fixed value; -2 when it is neither (or above
  * memento.sthld_max). */
 long emu_config_sthld(const EmuConfig *c);

@@ -3,7 +3,10 @@
  * (launch.c) and the timing model (timing/gpu.c), which keeps several CTAs resident.
  *
  * A CTA owns its warps, registers, shared and local memory; emu_cta_start zeroes all of
- * them, so results never depend on the CTA that ran before in the same buffers.
+ * them, so results never depend on the CTA that ran before in the same buffers. Local
+ * memory (up to 512 KiB per thread, launch.c) is cleared only up to the high-water mark
+ * of the offsets the previous CTA touched (exec_mem.c raises it): the rest of each
+ * frame is still zero.
  *
  * Barriers: a warp that reaches bar/barred records its arrival (emu_bar_arrive) and
  * waits (EW_BARRIER). Once no warp of the CTA can run, the barrier is released if every
@@ -27,7 +30,9 @@ EmuStatus emu_cta_alloc(EmuCta *c, const EmuExec *x, uint32_t nrows)
     c->warps = calloc(x->nwarps, sizeof *c->warps);
     c->regs = malloc(c->reg_bytes);
     c->shared = malloc(x->shared_size ? x->shared_size : 1);
-    c->local = malloc(x->local_size ? (size_t)x->local_size * c->nthreads : 1);
+    /* zeroed here, then only the part below the high-water mark is cleared per CTA; a
+     * large frame is mapped lazily by the host and costs only what is touched */
+    c->local = calloc(x->local_size ? (size_t)x->local_size * c->nthreads : 1, 1);
     if (!c->warps || !c->regs || !c->shared || !c->local)
         return EMU_ERR_OUT_OF_MEMORY;
     for (uint32_t i = 0; i < x->nwarps; i++)
@@ -52,8 +57,12 @@ void emu_cta_start(EmuExec *x, EmuCta *c, EmuDim3 ctaid)
     memset(c->regs, 0, c->reg_bytes);
     if (x->shared_size)
         memset(c->shared, 0, x->shared_size);
-    if (x->local_size)
+    if (c->local_hwm == x->local_size)
         memset(c->local, 0, (size_t)x->local_size * c->nthreads);
+    else
+        for (uint32_t t = 0; c->local_hwm && t < c->nthreads; t++)
+            memset(c->local + (size_t)t * x->local_size, 0, c->local_hwm);
+    c->local_hwm = 0;
     c->ctaid = ctaid;
     for (uint32_t i = 0; i < x->nwarps; i++) {
         EmuWarp *w = &c->warps[i];

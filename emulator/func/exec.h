@@ -93,8 +93,16 @@ typedef struct EmuPrintf {
     uint64_t len, cap, limit; /* bytes held, allocated, allowed */
 } EmuPrintf;
 
+/* emu.memcheck, as EmuExec.memcheck. */
+enum { EMU_MEMCHECK_ON, EMU_MEMCHECK_WARN, EMU_MEMCHECK_OFF };
+
+#define EMU_LOCAL_MAX (512u * 1024) /* local bytes per thread (CUDA's limit) */
+
 /* Everything a handler may touch during a launch. */
 struct EmuExec {
+    struct EmuDevice *dev;
+    const struct EmuModule *mod;
+    const XKernel *kern;
     EmuMem *mem;
     const EmuInsn *code;
     uint32_t code_count;
@@ -107,6 +115,10 @@ struct EmuExec {
     EmuDim3 grid, block, ctaid;
     uint32_t nwarps, sm_count;
     uint64_t winsns, tinsns, budget;
+    uint64_t stop;        /* winsns at which the warp loops call emu_exec_checkpoint:
+                           * the budget, or earlier for the progress line */
+    uint64_t ctas, ctas_done; /* CTAs of the grid, and finished (functional progress) */
+    int progress;         /* functional mode: a progress line is wanted */
     /* last global allocation hit (valid for the whole launch: nothing is freed during one) */
     uint64_t gbase, gsize;
     uint8_t *ghost;
@@ -121,10 +133,17 @@ struct EmuExec {
     uint32_t smid;
     /* reuse profiling of this launch (reuse_prof.c), or NULL */
     struct EmuReuseRun *reuse;
-    /* fault being reported */
+    /* memcheck: EMU_MEMCHECK_*, invalid accesses let through (warn, off), and the bytes
+     * such an access reads (zeroed each time) and writes (dropped) */
+    uint32_t memcheck;
+    uint64_t bad_accesses;
+    uint8_t scratch[16];
+    /* fault being reported (space, access: EmuSpace, EmuAccess of a memory fault) */
     EmuStatus fstatus;
     uint32_t flane;
     uint64_t faddr;
+    uint8_t fspace, faccess;
+    uint32_t fsize;
     char fmsg[256];
 };
 
@@ -143,15 +162,33 @@ void emu_reuse_note(EmuExec *x, EmuWarp *w, uint32_t pc);
 void emu_reuse_warp_done(EmuExec *x, EmuWarp *w);
 void emu_reuse_end(EmuReuseRun *r);
 
-/* Memory access of the handlers (exec_mem.c), for opcodes outside exec_mem.c: host
- * pointer for one lane's access of `size` bytes at generic address a, after the checks
- * of ld/st (alignment, bounds, permission); NULL after reporting the fault. */
-uint8_t *emu_exec_mem(EmuExec *x, const EmuWarp *w, uint64_t a, unsigned size, int store,
-                      unsigned lane);
 /* Host pointer for generic address a and the bytes readable from there to the end of its
  * allocation or window (*avail); NULL, without a fault, when a is not readable. */
 const uint8_t *emu_exec_span(EmuExec *x, const EmuWarp *w, uint64_t a, unsigned lane,
                              uint64_t *avail);
+
+/* memcheck.c. emu_mem_bad is the slow path of an access of `size` bytes at address a of
+ * space `space` (as the instruction `in` formed them; store: 0 load, 1 store, 2 atomic)
+ * that failed a check of exec_mem.c: it describes the access (the fault fields of x).
+ * With emu.memcheck = on, or for a misaligned access, that is a fault: NULL. With warn
+ * or off the access is counted (warn reports the first of the launch on stderr) and the
+ * handler gets x->scratch, zeroed: reads return 0, writes are dropped. */
+uint8_t *emu_mem_bad(EmuExec *x, const EmuWarp *w, const EmuInsn *in, unsigned space,
+                     uint64_t a, unsigned size, int store, unsigned lane);
+/* Records, as a fault whatever emu.memcheck says, why the read of `size` bytes at
+ * generic address a cannot be made, the message starting with `what` (printf's reads).
+ * Returns EXEC_FAULT. */
+int emu_mem_fault(EmuExec *x, const EmuWarp *w, uint64_t a, unsigned size, unsigned lane,
+                  const char *what);
+/* At the end of a launch with emu.memcheck = warn: "N more invalid accesses" on stderr
+ * when there were more than one. */
+void emu_memcheck_end(const EmuExec *x);
+
+/* launch.c: x->winsns reached x->stop. Returns 1 when that is the budget (the caller
+ * reports the timeout with emu_exec_timeout), else moves x->stop on (progress). */
+int emu_exec_checkpoint(EmuExec *x);
+/* Fills the timeout fault: "kernel K exceeded emu.max_warp_insns = N ...". */
+void emu_exec_timeout(EmuExec *x, unsigned lane);
 
 /* Appends n bytes of output to the printf FIFO (exec_printf.c): whole or not at all. */
 void emu_printf_append(EmuExec *x, const char *s, size_t n);
@@ -183,6 +220,7 @@ typedef struct EmuCta {
     uint8_t *shared;        /* x->shared_size bytes */
     uint8_t *local;         /* nthreads * x->local_size bytes */
     uint32_t nthreads, nrows;
+    uint64_t local_hwm;     /* bytes of each thread's frame that may be non-zero */
     EmuDim3 ctaid;
     uint32_t smid;          /* timing mode: the SM it runs on */
 } EmuCta;

@@ -9,7 +9,12 @@
  * (a live allocation, the CTA's shared bytes, the thread's local bytes, the parameter
  * buffer), then permission (no stores to param or const, no atomics on local memory).
  * The first failing lane, in lane order, stops the instruction with a fault; lanes
- * before it have completed.
+ * before it have completed. Faults are described in memcheck.c.
+ *
+ * With emu.memcheck = warn or off a failed check is not a fault (memcheck.c): the lane
+ * reads zeros and its writes are dropped. The checks themselves, the fast paths, are the
+ * same in every mode; only the slow path (emu_mem_bad) looks at the mode. Local accesses
+ * raise the CTA's local high-water mark (cta.c zeroes only that much of each frame).
  *
  * Atomics are read-modify-writes done lane by lane in lane order, so contention is
  * deterministic; each lane's d receives the value it found. The operation is XInsn.sub
@@ -23,45 +28,30 @@
 
 #define AI static inline __attribute__((always_inline))
 
-/* Indexed by the `store` argument of mem_at: 0 load, 1 store, 2 atomic. */
-static const char *const access_names[3] = {"load", "store", "atomic"};
-
-static int fault_window(EmuExec *x, unsigned lane, uint64_t orig, uint64_t a, unsigned size,
-                        int store, const char *space, uint64_t limit)
-{
-    return emu_exec_fault(x, EMU_ERR_ILLEGAL_ADDRESS, lane, orig,
-                          "%s %s of %u bytes at offset 0x%llx outside the %llu-byte %s window",
-                          space, access_names[store], size, (unsigned long long)a,
-                          (unsigned long long)limit, space);
-}
-
-/* Slow path of a global access: refill the cache or explain the fault. */
-static uint8_t *global_miss(EmuExec *x, uint64_t a, unsigned size, int store, unsigned lane)
+/* Slow path of a global access that misses the cache of the last allocation hit: refill
+ * the cache, or hand over to memcheck.c. */
+static uint8_t *global_miss(EmuExec *x, const EmuWarp *w, const EmuInsn *in, unsigned space,
+                            uint64_t a, unsigned size, int store, unsigned lane)
 {
     const EmuAlloc *al = emu_mem_find(x->mem, a, size);
-    if (al) {
-        x->gbase = al->base;
-        x->gsize = al->size;
-        x->ghost = al->host;
-        return al->host + (a - al->base);
-    }
-    char why[120];
-    emu_mem_explain(x->mem, a, size, why, sizeof why);
-    emu_exec_fault(x, EMU_ERR_ILLEGAL_ADDRESS, lane, a, "%s of %u bytes at 0x%llx %s",
-                   access_names[store], size, (unsigned long long)a, why);
-    return NULL;
+    if (!al)
+        return emu_mem_bad(x, w, in, space, a, size, store, lane);
+    x->gbase = al->base;
+    x->gsize = al->size;
+    x->ghost = al->host;
+    return al->host + (a - al->base);
 }
 
-/* Host pointer for one lane's access, or NULL after reporting the fault. */
-AI uint8_t *mem_at(EmuExec *x, const EmuWarp *w, unsigned space, uint64_t a, unsigned size,
-                   int store, unsigned lane)
+/* Host pointer for one lane's access (store: 0 load, 1 store, 2 atomic). Every failed
+ * check goes to emu_mem_bad with the address as the program formed it: NULL (a fault)
+ * or, with emu.memcheck = warn | off, a scratch buffer. */
+AI uint8_t *mem_at(EmuExec *x, const EmuWarp *w, const EmuInsn *in, unsigned space,
+                   uint64_t a, unsigned size, int store, unsigned lane)
 {
-    if (a & (size - 1)) {
-        emu_exec_fault(x, EMU_ERR_MISALIGNED, lane, a, "misaligned %s of %u bytes at 0x%llx",
-                       access_names[store], size, (unsigned long long)a);
-        return NULL;
-    }
-    const uint64_t orig = a; /* reported: the address as the program formed it */
+    const unsigned as = space;
+    const uint64_t orig = a;
+    if (a & (size - 1))
+        return emu_mem_bad(x, w, in, as, orig, size, store, lane);
     if (space == XS_GENERIC) {
         if (a - XGPU_SHARED_BASE < XGPU_WINDOW_SIZE)
             space = XS_SHARED, a -= XGPU_SHARED_BASE;
@@ -75,41 +65,27 @@ AI uint8_t *mem_at(EmuExec *x, const EmuWarp *w, unsigned space, uint64_t a, uns
     switch (space) {
     case XS_SHARED:
         if (a >= x->shared_size || size > x->shared_size - a)
-            return fault_window(x, lane, orig, a, size, store, "shared", x->shared_size), NULL;
+            return emu_mem_bad(x, w, in, as, orig, size, store, lane);
         return x->shared + a;
     case XS_LOCAL:
-        if (store == 2) {
-            emu_exec_fault(x, EMU_ERR_ILLEGAL_ADDRESS, lane, orig,
-                           "atomic of %u bytes on local memory at offset 0x%llx", size,
-                           (unsigned long long)a);
-            return NULL;
-        }
-        if (a >= x->local_size || size > x->local_size - a)
-            return fault_window(x, lane, orig, a, size, store, "local", x->local_size), NULL;
+        if (store == 2 || a >= x->local_size || size > x->local_size - a)
+            return emu_mem_bad(x, w, in, as, orig, size, store, lane);
+        if (a + size > x->cta->local_hwm)
+            x->cta->local_hwm = a + size;
         return x->local + (uint64_t)(w->id * XGPU_WARP_SIZE + lane) * x->local_size + a;
     case XS_PARAM:
-        if (store) {
-            emu_exec_fault(x, EMU_ERR_ILLEGAL_ADDRESS, lane, orig,
-                           "%s of %u bytes to read-only param space at offset 0x%llx",
-                           access_names[store], size, (unsigned long long)a);
-            return NULL;
-        }
-        if (a >= x->param_size || size > x->param_size - a)
-            return fault_window(x, lane, orig, a, size, store, "param", x->param_size), NULL;
+        if (store || a >= x->param_size || size > x->param_size - a)
+            return emu_mem_bad(x, w, in, as, orig, size, store, lane);
         return (uint8_t *)x->param + a;
     case XS_CONST:
-        if (store) {
-            emu_exec_fault(x, EMU_ERR_ILLEGAL_ADDRESS, lane, a,
-                           "store of %u bytes to read-only const space at 0x%llx", size,
-                           (unsigned long long)a);
-            return NULL;
-        }
+        if (store)
+            return emu_mem_bad(x, w, in, as, orig, size, store, lane);
         /* const data is global memory */
         /* fall through */
     default:
         if (a - x->gbase < x->gsize && x->gsize - (a - x->gbase) >= size)
             return x->ghost + (a - x->gbase);
-        return global_miss(x, a, size, store, lane);
+        return global_miss(x, w, in, as, a, size, store, lane);
     }
 }
 
@@ -118,7 +94,7 @@ AI uint8_t *mem_at(EmuExec *x, const EmuWarp *w, unsigned space, uint64_t a, uns
 #define LDOP(sfx, N, CT, STORE_RESULT)                                                      \
     static int ld_##sfx(EXEC_ARGS) {                                                       \
         LANES {                                                                             \
-            uint8_t *p = mem_at(x, w, in->mod, r64(w, in->s0, l) + (uint64_t)in->imm, N, 0, l); \
+            uint8_t *p = mem_at(x, w, in, in->mod, r64(w, in->s0, l) + (uint64_t)in->imm, N, 0, l); \
             if (!p) return EXEC_FAULT;                                                      \
             CT v; memcpy(&v, p, N); STORE_RESULT;                                           \
         }                                                                                   \
@@ -133,7 +109,7 @@ LDOP(b64, 8, uint64_t, w64(w, in->d, l, v))
 #define STOP(sfx, N, CT, VALUE)                                                             \
     static int st_##sfx(EXEC_ARGS) {                                                       \
         LANES {                                                                             \
-            uint8_t *p = mem_at(x, w, in->mod, r64(w, in->s0, l) + (uint64_t)in->imm, N, 1, l); \
+            uint8_t *p = mem_at(x, w, in, in->mod, r64(w, in->s0, l) + (uint64_t)in->imm, N, 1, l); \
             if (!p) return EXEC_FAULT;                                                      \
             CT v = (CT)(VALUE); memcpy(p, &v, N);                                           \
         }                                                                                   \
@@ -216,7 +192,7 @@ static uint64_t atom_f64(unsigned op, uint64_t old, uint64_t v)
 #define ATOMOP(sfx, N, CT)                                                                  \
     static int atom_run_##sfx(EXEC_ARGS) {                                                 \
         LANES {                                                                             \
-            uint8_t *p = mem_at(x, w, in->mod, r64(w, in->s0, l) + (uint64_t)in->imm, N, 2, l); \
+            uint8_t *p = mem_at(x, w, in, in->mod, r64(w, in->s0, l) + (uint64_t)in->imm, N, 2, l); \
             if (!p) return EXEC_FAULT;                                                      \
             CT old, v = (CT)(N == 8 ? r64(w, in->s1, l) : R32(in->s1));                    \
             memcpy(&old, p, N);                                                             \
@@ -236,7 +212,7 @@ ATOMOP(f64, 8, uint64_t)
 #define CASOP(sfx, N, CT)                                                                   \
     static int cas_run_##sfx(EXEC_ARGS) {                                                  \
         LANES {                                                                             \
-            uint8_t *p = mem_at(x, w, in->mod, r64(w, in->s0, l) + (uint64_t)in->imm, N, 2, l); \
+            uint8_t *p = mem_at(x, w, in, in->mod, r64(w, in->s0, l) + (uint64_t)in->imm, N, 2, l); \
             if (!p) return EXEC_FAULT;                                                      \
             CT old, cmp = (CT)(N == 8 ? r64(w, in->s1, l) : R32(in->s1));                  \
             CT nv = (CT)(N == 8 ? r64(w, in->s2, l) : R32(in->s2));                        \
@@ -273,12 +249,6 @@ int emu_pick_atom(const XInsn *xi, EmuInsn *o)
 int emu_pick_atomcas(const XInsn *xi, EmuInsn *o) { return pick_atomic(cas_tab, xi, o); }
 
 /* --- access for other handlers (exec.h) --------------------------------------------------- */
-
-uint8_t *emu_exec_mem(EmuExec *x, const EmuWarp *w, uint64_t a, unsigned size, int store,
-                      unsigned lane)
-{
-    return mem_at(x, w, XS_GENERIC, a, size, store, lane);
-}
 
 const uint8_t *emu_exec_span(EmuExec *x, const EmuWarp *w, uint64_t a, unsigned lane,
                              uint64_t *avail)

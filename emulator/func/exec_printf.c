@@ -9,7 +9,10 @@
  * own size; int/char/short are 4 bytes, the l/ll/z/j/t length modifiers 8, floats are
  * doubles (8), %s and %p take an 8-byte pointer, %n takes a pointer and prints nothing.
  * At most PF_MAX_ARGS arguments are consumed; a conversion that would need more, or one
- * that is not understood, is copied to the output as written. d = the number of
+ * that is not understood, is copied to the output as written. An argument that cannot be
+ * read (the buffer ends, or the call passed none) is a fault naming printf, the format
+ * and the conversion that lacks its argument; a format or %s string that cannot be read
+ * is one too, whatever emu.memcheck says. d = the number of
  * arguments consumed, or -1 for a NULL format (nothing is printed).
  *
  * The device's format string never reaches the host's printf: each conversion is parsed
@@ -75,30 +78,71 @@ static void pf_fmt(PfBuf *b, const char *spec, ...)
     va_end(aq);
 }
 
-/* Where a lane reads: the launch context, the lane, its argument buffer. */
+/* Where a lane reads: the launch context, the lane, its argument buffer, and the
+ * conversion being formatted (for fault messages). */
 typedef struct PfCtx {
     EmuExec *x;
     const EmuWarp *w;
     unsigned lane;
     uint64_t args, off; /* buffer address, next offset */
     unsigned used;      /* arguments consumed */
+    const char *fmt;    /* the format (in device memory) and its length */
+    size_t fmt_len;
+    const char *conv;   /* the conversion, "%d", its length and number (1-based) */
+    size_t conv_len;
+    unsigned conv_no;
 } PfCtx;
 
-/* Reads size bytes at generic address a (no alignment rule); -1 after a fault. */
+/* Up to 40 bytes of s[0..n) as a C string literal's contents ("...\n"), "..." after. */
+static void pf_excerpt(const char *s, size_t n, char *out, size_t outn)
+{
+    size_t k = 0, i = 0;
+    for (; i < n && i < 40 && k + 5 < outn; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        const char *esc = ch == '\n' ? "\\n" : ch == '\t' ? "\\t" : ch == '"' ? "\\\""
+                          : ch == '\\' ? "\\\\" : NULL;
+        if (esc)
+            k += (size_t)snprintf(out + k, outn - k, "%s", esc);
+        else if (ch < 32 || ch >= 127)
+            k += (size_t)snprintf(out + k, outn - k, "\\x%02x", ch);
+        else
+            out[k++] = (char)ch;
+    }
+    out[k] = 0;
+    if (i < n && k + 4 < outn)
+        strcpy(out + k, "...");
+}
+
+/* "printf "FMT": conversion N (%d)" */
+static void pf_where(const PfCtx *c, char *out, size_t n) /* n >= 240 */
+{
+    char f[180], conv[24];
+    pf_excerpt(c->fmt, c->fmt_len, f, sizeof f);
+    pf_excerpt(c->conv, c->conv_len, conv, sizeof conv);
+    snprintf(out, n, "printf \"%s\": conversion %u (%s)", f, c->conv_no, conv);
+}
+
+/* The argument of `size` bytes at a, which cannot be read: a missing argument. */
+static int pf_missing(PfCtx *c, uint64_t a, unsigned size)
+{
+    char what[240];
+    pf_where(c, what, sizeof what);
+    if (!c->args)
+        return emu_exec_fault(c->x, EMU_ERR_ILLEGAL_ADDRESS, c->lane, a,
+                              "%.200s has no argument: the call passed none", what), -1;
+    size_t len = strlen(what);
+    snprintf(what + len, sizeof what - len, " has no argument");
+    return emu_mem_fault(c->x, c->w, a, size, c->lane, what), -1;
+}
+
+/* Reads the argument of size bytes at generic address a (no alignment rule); -1 after a
+ * fault. */
 static int pf_read(PfCtx *c, uint64_t a, unsigned size, void *out)
 {
     uint64_t avail;
     const uint8_t *p = emu_exec_span(c->x, c->w, a, c->lane, &avail);
-    if (!p) {
-        emu_exec_mem(c->x, c->w, a, 1, 0, c->lane); /* explains the address */
-        return -1;
-    }
-    if (avail < size) {
-        emu_exec_fault(c->x, EMU_ERR_ILLEGAL_ADDRESS, c->lane, a,
-                       "printf argument of %u bytes at 0x%llx runs past the end of its memory",
-                       size, (unsigned long long)a);
-        return -1;
-    }
+    if (!p || avail < size)
+        return pf_missing(c, a, size);
     memcpy(out, p, size);
     return 0;
 }
@@ -117,26 +161,31 @@ static int pf_arg(PfCtx *c, unsigned size, uint64_t *v)
 }
 
 /* A NUL-terminated device string at a, at most `limit` bytes (a limit below PF_MAX_STR
- * is a precision: the string may end there unterminated). *s points into device memory. */
-static int pf_string(PfCtx *c, uint64_t a, size_t limit, const char *what, const char **s,
-                     size_t *len)
+ * is a precision: the string may end there unterminated): the format (c->fmt not set
+ * yet) or a %s argument. *s points into device memory. */
+static int pf_string(PfCtx *c, uint64_t a, size_t limit, const char **s, size_t *len)
 {
+    char what[240];
+    if (c->fmt) {
+        pf_where(c, what, sizeof what);
+        size_t k = strlen(what);
+        snprintf(what + k, sizeof what - k, ": its string");
+    } else {
+        snprintf(what, sizeof what, "printf format string");
+    }
     uint64_t avail;
     const uint8_t *p = emu_exec_span(c->x, c->w, a, c->lane, &avail);
-    if (!p) {
-        emu_exec_mem(c->x, c->w, a, 1, 0, c->lane);
-        return -1;
-    }
+    if (!p)
+        return emu_mem_fault(c->x, c->w, a, 1, c->lane, what), -1;
     size_t n = avail < limit ? (size_t)avail : limit;
     const uint8_t *z = memchr(p, 0, n);
-    if (!z && n < limit) {
+    if (!z && n < limit)
         return emu_exec_fault(c->x, EMU_ERR_ILLEGAL_ADDRESS, c->lane, a,
-                              "printf %s at 0x%llx runs past the end of its memory "
-                              "without a terminator", what, (unsigned long long)a), -1;
-    }
+                              "%s at 0x%llx runs past the end of its memory without a "
+                              "terminator", what, (unsigned long long)a), -1;
     if (!z && limit == PF_MAX_STR)
         return emu_exec_fault(c->x, EMU_ERR_ILLEGAL_ADDRESS, c->lane, a,
-                              "printf %s at 0x%llx has no terminator within %u bytes", what,
+                              "%s at 0x%llx has no terminator within %u bytes", what,
                               (unsigned long long)a, PF_MAX_STR), -1;
     *s = (const char *)p;
     *len = z ? (size_t)(z - p) : n;
@@ -271,7 +320,7 @@ static int pf_convert(PfCtx *c, PfBuf *b, PfSpec *s)
         if (v) {
             size_t limit = s->prec >= 0 && (unsigned)s->prec < PF_MAX_STR ? (size_t)s->prec
                                                                           : PF_MAX_STR;
-            if (pf_string(c, v, limit, "%s string", &str, &len))
+            if (pf_string(c, v, limit, &str, &len))
                 return -1;
         }
         char *copy = malloc(len + 1);
@@ -315,6 +364,7 @@ static int pf_lane(PfCtx *c, const char *f, size_t n, PfBuf *b)
             break;
         PfSpec s;
         size_t len = pf_parse(f + i + 1, &s) + 1;
+        c->conv = f + i, c->conv_len = len, c->conv_no++;
         if (!s.conv || c->used + pf_need(&s) > PF_MAX_ARGS)
             pf_put(b, f + i, len); /* copied as written */
         else if (pf_convert(c, b, &s))
@@ -328,16 +378,18 @@ static int vprintf_run(EXEC_ARGS)
 {
     LANES {
         uint64_t fmt = r64(w, in->s0, l);
-        PfCtx c = {x, w, l, (in->flags & XF_IMM) ? (uint64_t)in->imm : r64(w, in->s1, l), 0, 0};
+        PfCtx c = {.x = x, .w = w, .lane = l,
+                   .args = (in->flags & XF_IMM) ? (uint64_t)in->imm : r64(w, in->s1, l)};
         if (!fmt) {
             R32(in->d) = UINT32_MAX; /* -1 */
             continue;
         }
         const char *f;
         size_t n;
-        if (pf_string(&c, fmt, PF_MAX_STR, "format string", &f, &n))
+        if (pf_string(&c, fmt, PF_MAX_STR, &f, &n))
             return EXEC_FAULT;
         PfBuf b = {0};
+        c.fmt = f, c.fmt_len = n;
         int rc = pf_lane(&c, f, n, &b);
         if (!rc && !b.oom)
             emu_printf_append(x, b.p, b.len);

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <time.h>
 #include "device.h"
+#include "stats/stats.h"
 #include "timing/gpu.h"
 
 int emu_exec_fault(EmuExec *x, EmuStatus s, unsigned lane, uint64_t addr, const char *fmt, ...)
@@ -33,10 +34,38 @@ int emu_exec_fault(EmuExec *x, EmuStatus s, unsigned lane, uint64_t addr, const 
     x->fstatus = s;
     x->flane = lane;
     x->faddr = addr;
+    x->fspace = EMU_SPACE_NONE, x->faccess = EMU_ACCESS_NONE, x->fsize = 0;
     va_start(ap, fmt);
     vsnprintf(x->fmsg, sizeof x->fmsg, fmt, ap);
     va_end(ap);
     return EXEC_FAULT;
+}
+
+/* The next checkpoint: the budget, or the next progress call when there is a line. */
+static uint64_t next_stop(const EmuExec *x)
+{
+    if (!x->progress || x->budget - x->winsns <= EMU_PROGRESS_STEP)
+        return x->budget;
+    return x->winsns + EMU_PROGRESS_STEP;
+}
+
+int emu_exec_checkpoint(EmuExec *x)
+{
+    if (x->winsns >= x->budget)
+        return 1;
+    emu_progress(x->dev, 0, x->winsns, x->ctas_done, x->ctas);
+    x->stop = next_stop(x);
+    return 0;
+}
+
+void emu_exec_timeout(EmuExec *x, unsigned lane)
+{
+    int is_auto = x->dev && x->dev->cfg.emu_max_warp_insns == EMU_CFG_AUTO;
+    emu_exec_fault(x, EMU_ERR_LAUNCH_TIMEOUT, lane, 0,
+                   "kernel %.80s exceeded emu.max_warp_insns = %llu warp instructions%s; raise "
+                   "it with --set emu.max_warp_insns=N (0: no limit)",
+                   x->kern ? x->kern->name : "?", (unsigned long long)x->budget,
+                   is_auto ? (x->now ? " (auto, timing mode)" : " (auto, functional mode)") : "");
 }
 
 static unsigned low_lane(uint32_t mask)
@@ -71,11 +100,9 @@ static EmuStatus warp_run(EmuExec *x, EmuCta *c, EmuWarp *w)
             if (__builtin_expect(pc >= count, 0))
                 return emu_exec_fault(x, EMU_ERR_LAUNCH_FAILURE, low_lane(mask), 0,
                                       "execution ran past the end of the kernel"), x->fstatus;
-            if (__builtin_expect(x->winsns == x->budget, 0)) {
+            if (__builtin_expect(x->winsns == x->stop, 0) && emu_exec_checkpoint(x)) {
                 top->pc = pc;
-                emu_exec_fault(x, EMU_ERR_LAUNCH_TIMEOUT, low_lane(mask), 0,
-                               "budget of %llu warp instructions exhausted (emu.max_warp_insns)",
-                               (unsigned long long)x->budget);
+                emu_exec_timeout(x, low_lane(mask));
                 return x->fstatus;
             }
             in = &code[pc];
@@ -162,6 +189,11 @@ static EmuStatus launch_check(const EmuDevice *d, const XKernel *k, EmuDim3 g, E
                  (unsigned long long)shdyn, (unsigned long long)p->shared_per_block);
         return EMU_ERR_OUT_OF_RESOURCES;
     }
+    if (k->local_bytes > EMU_LOCAL_MAX) {
+        snprintf(msg, n, "kernel %.80s needs %u bytes of local memory per thread, more than "
+                 "the %u bytes CUDA allows", k->name, k->local_bytes, EMU_LOCAL_MAX);
+        return EMU_ERR_OUT_OF_RESOURCES;
+    }
     uint64_t regs = (uint64_t)k->nregs * ((threads + 31) / 32 * 32);
     if (regs > p->regs_per_block) {
         snprintf(msg, n, "%llu registers per block (%u per thread) exceed %u",
@@ -185,19 +217,40 @@ static EmuStatus param_copy(EmuExec *x, const XKernel *k, const void *params)
 void emu_fill_fault(EmuFault *f, const EmuExec *x, const EmuModule *m, const XKernel *k,
                     const EmuWarp *w)
 {
+    emu_fill_fault_at(f, x, m, k, w,
+                      w->state == EW_BARRIER ? w->bar_pc : w->depth ? w->stack[w->depth - 1].pc
+                                                                    : 0);
+}
+
+void emu_fill_fault_at(EmuFault *f, const EmuExec *x, const EmuModule *m, const XKernel *k,
+                       const EmuWarp *w, uint32_t pc)
+{
     f->status = x->fstatus;
+    snprintf(f->kernel, sizeof f->kernel, "%s", k->name);
     uint32_t t = w->id * XGPU_WARP_SIZE + x->flane;
     f->block = x->ctaid;
     f->thread = (EmuDim3){t % x->block.x, t / x->block.x % x->block.y,
                           t / x->block.x / x->block.y};
-    f->pc = w->state == EW_BARRIER ? w->bar_pc : w->depth ? w->stack[w->depth - 1].pc : 0;
+    f->pc = pc;
     f->address = x->faddr;
+    f->space = (EmuSpace)x->fspace;
+    f->access = (EmuAccess)x->faccess;
+    f->size = x->fsize;
+    f->file = NULL;
+    f->line = 0;
     const XLine *ln = xgpubin_line(m->bin, k->code_start + f->pc);
     if (ln && ln->file < m->bin->nfiles) {
         f->file = m->bin->files[ln->file];
         f->line = ln->line;
     }
     snprintf(f->message, sizeof f->message, "%s", x->fmsg);
+}
+
+static uint32_t memcheck_mode(const EmuConfig *c)
+{
+    return strcmp(c->emu_memcheck, "warn") == 0  ? EMU_MEMCHECK_WARN
+           : strcmp(c->emu_memcheck, "off") == 0 ? EMU_MEMCHECK_OFF
+                                                 : EMU_MEMCHECK_ON;
 }
 
 static double now_seconds(void)
@@ -232,9 +285,13 @@ static EmuStatus grid_run(EmuExec *x, const EmuModule *m, const XKernel *k, uint
     EmuCta c;
     EmuWarp *fw = NULL;
     EmuStatus s = emu_cta_alloc(&c, x, nrows);
+    if (s)
+        snprintf(fault->message, sizeof fault->message, "out of host memory for a CTA of %u "
+                 "threads (%llu bytes of local memory each)", c.nthreads,
+                 (unsigned long long)x->local_size);
     for (uint32_t z = 0; z < x->grid.z && !s; z++)
         for (uint32_t y = 0; y < x->grid.y && !s; y++)
-            for (uint32_t cx = 0; cx < x->grid.x && !s; cx++)
+            for (uint32_t cx = 0; cx < x->grid.x && !s; cx++, x->ctas_done++)
                 s = cta_run(x, &c, (EmuDim3){cx, y, z}, &fw);
     if (s && fw)
         emu_fill_fault(fault, x, m, k, fw);
@@ -269,24 +326,35 @@ EmuStatus emu_launch(EmuDevice *d, EmuModule *m, int kernel, EmuDim3 grid, EmuDi
             *stats = st;
         return s;
     }
-    EmuExec x = {.mem = &d->mem, .code = m->kcode[kernel].code,
+    int timing = d->cfg.emu_mode == EMU_MODE_TIMING;
+    EmuExec x = {.dev = d, .mod = m, .kern = k, .mem = &d->mem, .code = m->kcode[kernel].code,
                  .code_count = m->kcode[kernel].count, .param_size = k->param_bytes,
                  .shared_size = k->shared_bytes + shared_dynamic, .local_size = k->local_bytes,
                  .grid = grid, .block = block, .sm_count = d->props.sm_count,
-                 .pf = &d->printf_fifo,
-                 .budget = d->cfg.emu_max_warp_insns ? d->cfg.emu_max_warp_insns : UINT64_MAX};
+                 .pf = &d->printf_fifo, .budget = emu_config_budget(&d->cfg),
+                 .memcheck = memcheck_mode(&d->cfg),
+                 .ctas = (uint64_t)grid.x * grid.y * grid.z,
+                 .progress = !timing && emu_progress_wanted(d)};
+    x.stop = next_stop(&x);
     uint32_t nthreads = block.x * block.y * block.z;
     x.nwarps = (nthreads + XGPU_WARP_SIZE - 1) / XGPU_WARP_SIZE;
     x.reuse = emu_reuse_begin(d, m, kernel, grid, x.nwarps);
     double t0 = now_seconds();
     TmCounters ctr;
     s = param_copy(&x, k, params);
-    if (!s && d->cfg.emu_mode == EMU_MODE_TIMING)
+    if (!s && timing) {
         s = tm_launch(d, m, kernel, &x, fault, &st.cycles, &ctr);
-    else if (!s)
+    } else if (!s) {
+        if (x.progress)
+            emu_progress_begin(d, k->name, 0);
         s = grid_run(&x, m, k, m->kcode[kernel].nrows, fault);
+        if (x.progress)
+            emu_progress_end(d);
+    }
     free((void *)x.param);
     emu_reuse_end(x.reuse);
+    emu_memcheck_end(&x);
+    st.invalid_accesses = x.bad_accesses;
     st.emulated_ns = d->cfg.emu_mode == EMU_MODE_TIMING ? cycles_ns(d, st.cycles)
                                                           : emulated_ns(d, x.winsns);
     d->time_ns += st.emulated_ns;

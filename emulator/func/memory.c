@@ -120,7 +120,27 @@ void emu_mem_explain(const EmuMem *m, uint64_t addr, uint64_t bytes, char *buf, 
         }
     }
     (void)bytes;
-    snprintf(buf, n, "outside any allocation");
+    /* the nearest live allocations below and above addr (the table is sorted) */
+    size_t lo = 0, hi = m->nlive;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->live[mid].base < addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    const EmuAlloc *above = lo < m->nlive ? &m->live[lo] : NULL;
+    const EmuAlloc *below = lo ? &m->live[lo - 1] : NULL;
+    if (above && above->base - addr <= EMU_NEAR_BYTES)
+        snprintf(buf, n, "outside any allocation (%llu bytes before [0x%llx, +%llu))",
+                 (unsigned long long)(above->base - addr), (unsigned long long)above->base,
+                 (unsigned long long)above->size);
+    else if (below && addr - (below->base + below->size) < EMU_NEAR_BYTES)
+        snprintf(buf, n, "outside any allocation (%llu bytes after the end of [0x%llx, +%llu))",
+                 (unsigned long long)(addr - below->base - below->size),
+                 (unsigned long long)below->base, (unsigned long long)below->size);
+    else
+        snprintf(buf, n, "outside any allocation");
 }
 
 /* --- emu.h memory API --------------------------------------------------------------- */

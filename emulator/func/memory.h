@@ -45,8 +45,10 @@ EmuStatus emu_mem_alloc(EmuMem *m, uint64_t bytes, uint64_t *addr);
 EmuStatus emu_mem_release(EmuMem *m, uint64_t addr);
 /* The live allocation holding all of [addr, addr+bytes), or NULL. */
 const EmuAlloc *emu_mem_find(EmuMem *m, uint64_t addr, uint64_t bytes);
-/* Why [addr, addr+bytes) is not accessible: "outside any allocation", "in freed
- * allocation [...]" or "past the end of allocation [...]". */
+/* Why [addr, addr+bytes) is not accessible: "outside any allocation" (with the distance
+ * to a live allocation within EMU_NEAR_BYTES: "(64 bytes before [0x..., +256))"), "in
+ * freed allocation [...]" or "past the end of allocation [...]". */
+#define EMU_NEAR_BYTES 4096u
 void emu_mem_explain(const EmuMem *m, uint64_t addr, uint64_t bytes, char *buf, size_t n);
 
 #endif

@@ -81,10 +81,8 @@ EmuStatus emu_warp_step(EmuExec *x, EmuCta *c, EmuWarp *w, int capture_on, EmuSt
     if (pc >= x->code_count)
         return emu_exec_fault(x, EMU_ERR_LAUNCH_FAILURE, low_lane(mask), 0,
                               "execution ran past the end of the kernel"), x->fstatus;
-    if (x->winsns == x->budget) {
-        emu_exec_fault(x, EMU_ERR_LAUNCH_TIMEOUT, low_lane(mask), 0,
-                       "budget of %llu warp instructions exhausted (emu.max_warp_insns)",
-                       (unsigned long long)x->budget);
+    if (x->winsns == x->stop && emu_exec_checkpoint(x)) {
+        emu_exec_timeout(x, low_lane(mask));
         emu_cta_describe(x, c, w, x->fmsg, sizeof x->fmsg);
         return x->fstatus;
     }

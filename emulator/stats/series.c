@@ -1,23 +1,16 @@
 /*
- * series.c - the interval time series and the progress line of timing launches.
+ * series.c - the interval time series of timing launches.
  *
  * State lives in d->series, created by the first emu_series_begin. The series keeps the
  * counters seen at the last record, so every interval holds increments only; the
  * pending intervals of the running launch move to that launch's slot when it is recorded
- * (emu_series_launch_done). The progress line goes to stderr only when stderr is a
- * terminal (emu.progress = auto; "always" and "never" force it), only once a launch has
- * run 2 s of host time, at most five times a second, overwritten with \r and erased at
- * the end: it never changes results or statistics.
+ * (emu_series_launch_done). The progress line is progress.c's.
  */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 #include "stats/stats.h"
 
 #define NCTR (sizeof(TmCounters) / sizeof(uint64_t))
-#define PROGRESS_AFTER_S 2.0
-#define PROGRESS_EVERY_S 0.2
 
 typedef struct IntervalList {
     EmuInterval *v;
@@ -31,19 +24,9 @@ struct EmuSeries {
     IntervalList pending; /* the running launch's intervals */
     IntervalList *launch; /* per recorded launch */
     size_t nlaunch;
-    int tty, shown;       /* progress: allowed, currently on screen */
-    double t0, tlast;     /* host seconds: launch start, last progress print */
-    char kernel[64];
 };
 
-static double host_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-void emu_series_begin(EmuDevice *d, const char *kernel, const TmCounters *now)
+void emu_series_begin(EmuDevice *d, const TmCounters *now)
 {
     if (!d->series && !(d->series = calloc(1, sizeof *d->series)))
         return;
@@ -52,11 +35,6 @@ void emu_series_begin(EmuDevice *d, const char *kernel, const TmCounters *now)
     s->last_cycle = 0;
     s->last_insns = 0;
     s->pending.n = 0;
-    s->tty = strcmp(d->cfg.emu_progress, "always") == 0 ||
-             (strcmp(d->cfg.emu_progress, "auto") == 0 && isatty(STDERR_FILENO));
-    s->shown = 0;
-    s->t0 = s->tlast = s->tty ? host_now() : 0;
-    snprintf(s->kernel, sizeof s->kernel, "%s", kernel ? kernel : "?");
 }
 
 static EmuInterval *list_push(IntervalList *l)
@@ -92,33 +70,12 @@ void emu_interval_record(EmuDevice *d, Cycle cycle, uint64_t warp_insns, const T
     s->last_insns = warp_insns;
 }
 
-void emu_progress(EmuDevice *d, Cycle cycle, uint64_t warp_insns)
-{
-    EmuSeries *s = d->series;
-    if (!s || !s->tty)
-        return;
-    double t = host_now();
-    if (t - s->t0 < PROGRESS_AFTER_S || t - s->tlast < PROGRESS_EVERY_S)
-        return;
-    s->tlast = t;
-    s->shown = 1;
-    fprintf(stderr, "\rxgpu: %s: %llu cycles, %llu warp insns, %.2f M warp insns/s ",
-            s->kernel, (unsigned long long)cycle, (unsigned long long)warp_insns,
-            warp_insns / (t - s->t0) * 1e-6);
-    fflush(stderr);
-}
-
 void emu_series_end(EmuDevice *d, Cycle cycle, uint64_t warp_insns, const TmCounters *now)
 {
     EmuSeries *s = d->series;
     if (!s)
         return;
     emu_interval_record(d, cycle, warp_insns, now);
-    if (s->shown) {
-        fputs("\r\033[K", stderr); /* erase the progress line */
-        fflush(stderr);
-        s->shown = 0;
-    }
 }
 
 void emu_series_launch_done(EmuDevice *d, size_t i)

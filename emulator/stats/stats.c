@@ -102,6 +102,12 @@ static json_object *config_json(const EmuConfig *c)
         case EMU_CFG_BOOL:
             v = json_object_new_boolean(*(const bool *)field);
             break;
+        case EMU_CFG_U64_AUTO: /* a number, or the string "auto" */
+            if (*(const uint64_t *)field != EMU_CFG_AUTO) {
+                v = json_object_new_uint64(*(const uint64_t *)field);
+                break;
+            }
+            /* fall through */
         default:
             emu_config_format(c, k, buf, sizeof buf);
             v = json_object_new_string(buf);
@@ -169,6 +175,7 @@ static json_object *launch_json(const EmuDevice *d, size_t i)
     json_object_object_add(o, "emulated_ns", json_object_new_uint64(s->emulated_ns));
     json_object_object_add(o, "printf_bytes", json_object_new_uint64(s->printf_bytes));
     json_object_object_add(o, "printf_dropped", json_object_new_uint64(s->printf_dropped));
+    json_object_object_add(o, "invalid_accesses", json_object_new_uint64(s->invalid_accesses));
     json_object_object_add(o, "status", json_object_new_string(emu_status_name(s->status)));
     json_object_object_add(o, "cycles", json_object_new_uint64(s->cycles));
     json_object_object_add(o, "ipc", ipc_json(&v));
@@ -184,7 +191,7 @@ int emu_write_stats_json(const EmuDevice *d, FILE *f)
         return -1;
     json_object *root = json_object_new_object();
     json_object *launches = json_object_new_array();
-    uint64_t winsns = 0, tinsns = 0, ns = 0, pbytes = 0, pdropped = 0;
+    uint64_t winsns = 0, tinsns = 0, ns = 0, pbytes = 0, pdropped = 0, bad = 0;
     uint64_t ctr[NCTR + 1];
     memset(ctr, 0, sizeof ctr);
     EmuStatView sum;
@@ -201,6 +208,7 @@ int emu_write_stats_json(const EmuDevice *d, FILE *f)
         ns += s->emulated_ns;
         pbytes += s->printf_bytes;
         pdropped += s->printf_dropped;
+        bad += s->invalid_accesses;
     }
     json_object *totals = json_object_new_object();
     json_object_object_add(totals, "launches", json_object_new_uint64(d->nlaunches));
@@ -210,6 +218,7 @@ int emu_write_stats_json(const EmuDevice *d, FILE *f)
     json_object_object_add(totals, "emulated_ns", json_object_new_uint64(ns));
     json_object_object_add(totals, "printf_bytes", json_object_new_uint64(pbytes));
     json_object_object_add(totals, "printf_dropped", json_object_new_uint64(pdropped));
+    json_object_object_add(totals, "invalid_accesses", json_object_new_uint64(bad));
     json_object_object_add(totals, "cycles", json_object_new_uint64(sum.cycles));
     json_object_object_add(totals, "ipc", ipc_json(&sum));
     json_object_object_add(totals, "timing", emu_stats_timing_json(&sum));

@@ -4,10 +4,10 @@
  * per-launch counters, and the summary printed when the device is destroyed.
  *
  * A timing launch calls, in order: emu_series_begin (cycle 0), emu_interval_record every
- * emu.interval_cycles cycles (when that key is > 0), emu_progress now and then (every few
- * thousand cycles: it is cheap and decides itself whether to print), emu_series_end (last
- * cycle), then emu_stats_record, which attaches the recorded intervals to the launch. All
- * of them are optional: a launch without them simply has no intervals.
+ * emu.interval_cycles cycles (when that key is > 0), emu_series_end (last cycle), then
+ * emu_stats_record, which attaches the recorded intervals to the launch. All of them are
+ * optional: a launch without them simply has no intervals. Launches of both modes call
+ * the progress hooks (emu_progress_begin, emu_progress now and then, emu_progress_end).
  */
 #ifndef EMU_STATS_H
 #define EMU_STATS_H
@@ -17,6 +17,7 @@
 #include "timing/timing.h"
 
 typedef struct EmuSeries EmuSeries;
+typedef struct EmuProgress EmuProgress;
 
 /* One interval: counters accumulated over (cycle - cycles, cycle]. */
 typedef struct EmuInterval {
@@ -27,12 +28,22 @@ typedef struct EmuInterval {
 } EmuInterval;
 
 /* now: the device's running counters (the same object every call of a launch). */
-void emu_series_begin(EmuDevice *d, const char *kernel, const TmCounters *now);
+void emu_series_begin(EmuDevice *d, const TmCounters *now);
 /* cycle: launch-relative; warp_insns: warp instructions issued by the launch so far. */
 void emu_interval_record(EmuDevice *d, Cycle cycle, uint64_t warp_insns, const TmCounters *now);
-void emu_progress(EmuDevice *d, Cycle cycle, uint64_t warp_insns);
-/* Records the last partial interval (if the series is on) and clears the progress line. */
+/* Records the last partial interval (if the series is on). */
 void emu_series_end(EmuDevice *d, Cycle cycle, uint64_t warp_insns, const TmCounters *now);
+
+/* progress.c: the progress line (emu.progress) of a launch, in either mode. wanted: the
+ * configuration and stderr allow one; begin/end bracket a launch (end erases the line
+ * on a terminal); emu_progress is cheap and decides itself whether to print. */
+#define EMU_PROGRESS_STEP (1u << 22) /* functional mode: warp instructions between calls */
+int emu_progress_wanted(const EmuDevice *d);
+void emu_progress_begin(EmuDevice *d, const char *kernel, int timing);
+void emu_progress(EmuDevice *d, Cycle cycle, uint64_t warp_insns, uint64_t ctas_done,
+                  uint64_t ctas);
+void emu_progress_end(EmuDevice *d);
+void emu_progress_free(EmuDevice *d);
 
 /* series.c: called by emu_stats_record (moves the pending intervals to launch i), and the
  * intervals of launch i. */

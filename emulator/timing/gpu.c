@@ -295,7 +295,7 @@ static EmuStatus gpu_run(TmGpu *g, EmuFault *fault)
             next_rec = g->now - g->now % interval + interval;
         }
         if ((g->now & 0x3fff) == 0)
-            emu_progress(g->d, g->now, g->ctr.warp_insns);
+            emu_progress(g->d, g->now, g->ctr.warp_insns, g->ctas_done, g->ncta);
     }
 }
 
@@ -310,8 +310,10 @@ EmuStatus tm_launch(EmuDevice *d, EmuModule *m, int kernel, EmuExec *x, EmuFault
     x->now = &g->now;
     EmuStatus s = gpu_setup(g, m, kernel, fault->message, sizeof fault->message);
     if (!s) {
-        emu_series_begin(d, m->bin->kernels[kernel].name, &g->ctr);
+        emu_series_begin(d, &g->ctr);
+        emu_progress_begin(d, m->bin->kernels[kernel].name, 1);
         s = gpu_run(g, fault);
+        emu_progress_end(d);
         gpu_settle(g, g->now + 1);
         emu_series_end(d, g->now + 1, g->ctr.warp_insns, &g->ctr);
     }

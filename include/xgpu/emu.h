@@ -61,6 +61,23 @@ typedef struct EmuProps {
     uint32_t cc_major, cc_minor; /* compute capability reported to programs */
 } EmuProps;
 
+/* The memory space and kind of access of a memory fault (EmuFault.space, .access). */
+typedef enum EmuSpace {
+    EMU_SPACE_NONE = 0, /* not a memory fault */
+    EMU_SPACE_GLOBAL,
+    EMU_SPACE_SHARED,
+    EMU_SPACE_LOCAL,
+    EMU_SPACE_PARAM,
+    EMU_SPACE_CONST,
+} EmuSpace;
+
+typedef enum EmuAccess {
+    EMU_ACCESS_NONE = 0,
+    EMU_ACCESS_READ,
+    EMU_ACCESS_WRITE,
+    EMU_ACCESS_ATOMIC,
+} EmuAccess;
+
 /* A guest fault, as much as is known. */
 typedef struct EmuFault {
     EmuStatus status;
@@ -71,7 +88,23 @@ typedef struct EmuFault {
     const char *file;     /* source file (from .xgpu.lines), or NULL */
     uint32_t line;        /* source line, or 0 */
     char message[256];    /* one line, e.g. "load of 4 bytes at 0x... outside any allocation" */
+    /* Memory faults: the space the address resolved to (a generic address is classified
+     * by window), the access and its size in bytes; EMU_SPACE_NONE, EMU_ACCESS_NONE and
+     * 0 for other faults. */
+    EmuSpace space;
+    EmuAccess access;
+    uint32_t size;
 } EmuFault;
+
+/* The compute-sanitizer style title of a fault, e.g. "Invalid __shared__ read of size 4
+ * bytes" for memory faults (from space, access and size; "__global__" also for const),
+ * "Kernel timed out (instruction budget exhausted)", "Barrier deadlock" or "Launch
+ * failure". Returns buf. */
+const char *emu_fault_title(const EmuFault *f, char *buf, size_t n);
+/* Writes the fault to out as compute-sanitizer does: the title (after `prefix`, e.g.
+ * "Warning: ", may be NULL), the kernel and pc (with file:line when known), the thread
+ * and block, the address and message; every line starts with "=========". */
+void emu_fault_print(FILE *out, const EmuFault *f, const char *prefix);
 
 /* Per-launch statistics (functional mode). */
 typedef struct EmuLaunchStats {
@@ -87,6 +120,9 @@ typedef struct EmuLaunchStats {
     uint64_t printf_dropped;      /* device printf output dropped: the FIFO was full */
     uint64_t cycles;              /* timing mode: core cycles the launch took; 0 in
                                    * functional mode */
+    uint64_t invalid_accesses;    /* emu.memcheck = warn or off: accesses (one per lane)
+                                   * that failed the memory check and were let through
+                                   * (reads returned 0, writes dropped); 0 with on */
 } EmuLaunchStats;
 
 /* Creation. The device reads its configuration from the environment (XGPU_CONFIG,

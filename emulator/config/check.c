@@ -1,0 +1,275 @@
+/*
+ * check.c - emu_config_check: the ranges of every key and the cross-key rules, applied
+ * once the configuration is complete (emu_create), so that a configuration that passes
+ * never makes a launch fail because of its values.
+ *
+ * Ranges are a table of key names (any .def; a row whose key is not declared is
+ * skipped): a minimum, a maximum and, for sizes used as bit masks, a power-of-two rule.
+ * Maxima are where a larger value would break the model (16-bit slot ids, 64-bit bank
+ * masks, the 4 GiB shared window) or make the timing model allocate absurd amounts of
+ * host memory; they are far above any GPU. The rules between keys follow, each
+ * function the checks of one part of the model, in the order the timing model builds its
+ * units. Every message starts "key: ", says what the value must satisfy and what it was.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+#include "xgpu/isa.h"
+
+#define MAX_U32 UINT32_MAX
+#define MAX_U64 UINT64_MAX
+
+typedef struct CfgRange {
+    const char *key;
+    uint64_t min, max;
+    int pow2;          /* the value must be a power of two */
+    const char *why;   /* reason of the maximum, or NULL */
+} CfgRange;
+
+static const CfgRange cfg_ranges[] = {
+    /* key                          min  max          pow2 why the maximum */
+    {"gpu.sm_count",                1,   1024,        0, "the timing model builds every SM"},
+    {"gpu.max_threads_per_block",   1,   MAX_U32,     0, NULL},
+    {"gpu.max_threads_per_sm",      1,   65536,       0, "2048 warp slots"},
+    {"gpu.regs_per_sm",             1,   MAX_U32,     0, NULL},
+    {"gpu.shared_per_block",        0,   XGPU_WINDOW_SIZE, 0, "the shared window"},
+    {"gpu.global_mem_bytes",        1,   MAX_U64,     0, NULL},
+    {"gpu.clock_khz",               1,   MAX_U32,     0, NULL},
+    {"gpu.issue_width",             1,   MAX_U32,     0, NULL},
+    {"emu.printf_fifo_bytes",       1,   MAX_U64,     0, NULL},
+    {"core.subcores",               1,   64,          0, NULL},
+    {"core.max_ctas_per_sm",        1,   1024,        0, NULL},
+    {"core.sched_active",           1,   MAX_U32,     0, NULL},
+    {"core.wb_ports",               1,   MAX_U32,     0, NULL},
+    {"rf.banks_per_subcore",        1,   256,         0, "one bank per register"},
+    {"rf.collectors_per_subcore",   1,   256,         0, NULL},
+    {"rf.ct_entries",               1,   64,          0, NULL},
+    {"rf.bow_window",               1,   64,          0, NULL},
+    {"rf.rfc_entries",              1,   64,          0, NULL},
+    {"memento.interval",            1,   MAX_U64,     0, NULL},
+    {"unit.int.ii",                 1,   MAX_U32,     0, NULL},
+    {"unit.fp.ii",                  1,   MAX_U32,     0, NULL},
+    {"unit.dp.ii",                  1,   MAX_U32,     0, NULL},
+    {"unit.sfu.ii",                 1,   MAX_U32,     0, NULL},
+    {"unit.tensor.ii",              1,   MAX_U32,     0, NULL},
+    {"unit.ldst.ii",                1,   MAX_U32,     0, NULL},
+    {"l1.bytes",                    1,   64u << 20,   0, NULL},
+    {"l1.ways",                     1,   MAX_U32,     0, NULL},
+    {"l1.line",                     1,   4096,        1, NULL},
+    {"l1.sector",                   1,   4096,        1, NULL},
+    {"l1.mshrs",                    1,   4096,        0, NULL},
+    {"l1.mshr_merge",               1,   1024,        0, NULL},
+    {"l1.ports",                    1,   MAX_U32,     0, NULL},
+    {"smem.banks",                  1,   64,          1, "a 64-bit bank mask"},
+    {"smem.bank_bytes",             1,   MAX_U32,     1, NULL},
+    {"icnt.latency",                1,   MAX_U32,     0, NULL},
+    {"icnt.flit_bytes",             1,   MAX_U32,     0, NULL},
+    {"icnt.port_flits",             1,   MAX_U32,     0, NULL},
+    {"l2.slices",                   1,   1024,        0, NULL},
+    {"l2.sets",                     1,   1u << 20,    1, NULL},
+    {"l2.ways",                     1,   1024,        0, NULL},
+    {"l2.mshrs",                    1,   4096,        0, NULL},
+    {"l2.mshr_merge",               1,   1024,        0, NULL},
+    {"dram.channels",               1,   1024,        0, NULL},
+    {"dram.banks",                  1,   1024,        0, NULL},
+    {"dram.row_bytes",              1,   MAX_U32,     1, NULL},
+    {"dram.clock_khz",              1,   MAX_U32,     0, NULL},
+    {"dram.burst_bytes",            1,   MAX_U32,     0, NULL},
+    {"dram.burst_cycles",           1,   MAX_U32,     0, NULL},
+    {"dram.queue",                  1,   MAX_U32,     0, NULL},
+};
+
+/* An integer key's value (U32/U64), or -1 when the key is missing or not an integer. */
+static int cfg_uint(const EmuConfig *c, const char *key, uint64_t *v)
+{
+    const EmuCfgKey *k = emu_config_key(key);
+    if (!k)
+        return -1;
+    const char *field = (const char *)c + k->offset;
+    if (k->type == EMU_CFG_U32)
+        *v = *(const uint32_t *)field;
+    else if (k->type == EMU_CFG_U64)
+        *v = *(const uint64_t *)field;
+    else
+        return -1;
+    return 0;
+}
+
+static int cfg_check_ranges(const EmuConfig *c, char *err, size_t n)
+{
+    for (size_t i = 0; i < sizeof cfg_ranges / sizeof cfg_ranges[0]; i++) {
+        const CfgRange *r = &cfg_ranges[i];
+        uint64_t v;
+        if (cfg_uint(c, r->key, &v))
+            continue;
+        unsigned long long uv = v;
+        if (v < r->min) {
+            snprintf(err, n, "%s: must be at least %llu, got %llu", r->key,
+                     (unsigned long long)r->min, uv);
+            return -1;
+        }
+        if (v > r->max) {
+            snprintf(err, n, "%s: must be at most %llu%s%s%s, got %llu", r->key,
+                     (unsigned long long)r->max, r->why ? " (" : "", r->why ? r->why : "",
+                     r->why ? ")" : "", uv);
+            return -1;
+        }
+        if (r->pow2 && (v & (v - 1))) {
+            snprintf(err, n, "%s: must be a power of two, got %llu", r->key, uv);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The CUDA-visible limits. */
+static int cfg_check_gpu(const EmuConfig *c, char *err, size_t n)
+{
+    if (c->gpu_shared_per_block > c->gpu_shared_per_sm) {
+        snprintf(err, n, "gpu.shared_per_block: %llu exceeds gpu.shared_per_sm (%llu)",
+                 (unsigned long long)c->gpu_shared_per_block,
+                 (unsigned long long)c->gpu_shared_per_sm);
+        return -1;
+    }
+    if (c->gpu_max_threads_per_block > c->gpu_max_threads_per_sm) {
+        snprintf(err, n, "gpu.max_threads_per_block: %u exceeds gpu.max_threads_per_sm (%u)",
+                 c->gpu_max_threads_per_block, c->gpu_max_threads_per_sm);
+        return -1;
+    }
+    return 0;
+}
+
+/* The SM: warp slots are dealt to the sub-cores round robin, at most 256 each. */
+static int cfg_check_core(const EmuConfig *c, char *err, size_t n)
+{
+    uint32_t warps = c->gpu_max_threads_per_sm / XGPU_WARP_SIZE;
+    uint32_t per_sc = (warps + c->core_subcores - 1) / c->core_subcores;
+    if (warps && c->core_subcores > warps) {
+        snprintf(err, n, "core.subcores: %u sub-cores, more than the %u warp slots of an SM "
+                 "(gpu.max_threads_per_sm / 32)", c->core_subcores, warps);
+        return -1;
+    }
+    if (per_sc > 256) {
+        snprintf(err, n, "core.subcores: %u warp slots per sub-core (gpu.max_threads_per_sm / "
+                 "32 / core.subcores), at most 256, got %u sub-cores", per_sc, c->core_subcores);
+        return -1;
+    }
+    return 0;
+}
+
+/* The collector and Memento keys (docs/memento.md). */
+static int cfg_check_memento(const EmuConfig *c, char *err, size_t n)
+{
+    int ccu = strcmp(c->rf_collector, "ccu") == 0;
+    if ((strcmp(c->core_sched, "rfc") == 0 || strcmp(c->core_sched, "swrfc") == 0) &&
+        strcmp(c->rf_collector, "ocu") != 0) {
+        snprintf(err, n, "core.sched: %s has its own register-file cache; use rf.collector = "
+                 "ocu (got %s)", c->core_sched, c->rf_collector);
+        return -1;
+    }
+    if (strncmp(c->core_sched, "memento", 7) == 0 && !ccu) {
+        snprintf(err, n, "core.sched: %s needs rf.collector = ccu (got %s)", c->core_sched,
+                 c->rf_collector);
+        return -1;
+    }
+    if (emu_config_sthld(c) < -1) {
+        snprintf(err, n, "memento.sthld: expected dynamic or a number 0..%u "
+                 "(memento.sthld_max), got '%s'", c->memento_sthld_max, c->memento_sthld);
+        return -1;
+    }
+    if (c->memento_sl_boundary < 0) {
+        snprintf(err, n, "memento.sl_boundary: must not be negative, got %g",
+                 c->memento_sl_boundary);
+        return -1;
+    }
+    const struct { const char *key; double v; } energy[] = {
+        {"energy.bank_read", c->energy_bank_read}, {"energy.bank_write", c->energy_bank_write},
+        {"energy.xbar", c->energy_xbar},           {"energy.ct_read", c->energy_ct_read},
+        {"energy.ct_write", c->energy_ct_write},   {"energy.arbiter", c->energy_arbiter},
+    };
+    for (size_t i = 0; i < sizeof energy / sizeof energy[0]; i++)
+        if (energy[i].v < 0) {
+            snprintf(err, n, "%s: must not be negative, got %g", energy[i].key, energy[i].v);
+            return -1;
+        }
+    return 0;
+}
+
+/* The L1: l1.bytes / l1.line lines in sets of l1.ways, lines of at most 8 sectors. */
+static int cfg_check_l1(const EmuConfig *c, char *err, size_t n)
+{
+    uint64_t lines = c->l1_bytes / c->l1_line;
+    if (c->l1_sector > c->l1_line) {
+        snprintf(err, n, "l1.sector: %u is larger than l1.line (%u)", c->l1_sector, c->l1_line);
+        return -1;
+    }
+    if (c->l1_line / c->l1_sector > 8) {
+        snprintf(err, n, "l1.sector: l1.line / l1.sector must be at most 8 sectors per line, "
+                 "got %u / %u = %u", c->l1_line, c->l1_sector, c->l1_line / c->l1_sector);
+        return -1;
+    }
+    if (c->l1_bytes % c->l1_line || lines == 0) {
+        snprintf(err, n, "l1.bytes: must be a non-zero multiple of l1.line (%u), got %llu",
+                 c->l1_line, (unsigned long long)c->l1_bytes);
+        return -1;
+    }
+    if (lines % c->l1_ways) {
+        snprintf(err, n, "l1.ways: l1.bytes / l1.line (%llu lines) must be a multiple of "
+                 "l1.ways, got %u", (unsigned long long)lines, c->l1_ways);
+        return -1;
+    }
+    return 0;
+}
+
+/* The memory system behind the L1: L2 slices (lines of l1.line bytes), DRAM rows. */
+static int cfg_check_mem(const EmuConfig *c, char *err, size_t n)
+{
+    if ((uint64_t)c->l2_sets * c->l2_ways * c->l2_slices > (1u << 24)) {
+        snprintf(err, n, "l2.sets: l2.sets x l2.ways x l2.slices must be at most 16777216 "
+                 "lines, got %u x %u x %u", c->l2_sets, c->l2_ways, c->l2_slices);
+        return -1;
+    }
+    if (c->dram_row_bytes < c->l1_line) {
+        snprintf(err, n, "dram.row_bytes: %u is smaller than a line (l1.line = %u)",
+                 c->dram_row_bytes, c->l1_line);
+        return -1;
+    }
+    return 0;
+}
+
+/* Policies named by STR keys (a table of names each, like an ENUM's choices). */
+static int cfg_check_names(const EmuConfig *c, char *err, size_t n)
+{
+    const struct { const char *key, *value, *choices; } names[] = {
+        {"l1.policy", c->l1_policy, "lru|fifo"},
+        {"l2.policy", c->l2_policy, "lru|fifo"},
+        {"l2.slice_hash", c->l2_slice_hash, "mod|xor"},
+        {"dram.scheduler", c->dram_scheduler, "fr-fcfs|fcfs"},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const char *p = names[i].choices;
+        size_t len = strlen(names[i].value);
+        int found = 0;
+        while (*p && !found) {
+            size_t k = strcspn(p, "|");
+            found = k == len && strncmp(p, names[i].value, len) == 0;
+            p += k + (p[k] == '|');
+        }
+        if (!found) {
+            snprintf(err, n, "%s: expected one of %s, got '%s'", names[i].key, names[i].choices,
+                     names[i].value);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int emu_config_check(const EmuConfig *c, char *err, size_t n)
+{
+    if (cfg_check_ranges(c, err, n) || cfg_check_gpu(c, err, n) || cfg_check_core(c, err, n) ||
+        cfg_check_memento(c, err, n) || cfg_check_names(c, err, n) || cfg_check_l1(c, err, n) ||
+        cfg_check_mem(c, err, n))
+        return -1;
+    return 0;
+}

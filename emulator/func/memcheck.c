@@ -1,0 +1,242 @@
+/*
+ * memcheck.c - what happens to a memory access that fails a check of exec_mem.c: its
+ * description, and the fault or warning emu.memcheck asks for.
+ *
+ * The description names the space the address resolved to (a generic address is
+ * classified by window, as mem_at does; a generic address up to one window below the
+ * local or shared window counts as below that window: a negative index off a local or
+ * shared array) and says why: misaligned; outside the CTA's shared bytes; below or above
+ * the thread's local frame; outside the parameter buffer; a store to param or const
+ * space; an atomic on local memory; global addresses as memory.c explains them. The
+ * space, the access and its size also go to EmuFault.space/access/size.
+ *
+ * emu.memcheck = on: the access is a fault that ends the launch (EMU_ERR_MISALIGNED or
+ * EMU_ERR_ILLEGAL_ADDRESS). warn: the first invalid access of a launch is reported on
+ * stderr as compute-sanitizer would report it, marked "Warning:", and the rest are
+ * counted ("N more invalid accesses" when the launch ends); the lane reads zeros and its
+ * writes are dropped (x->scratch), as an unchecked access behaves on a GPU when it does
+ * not fault. off: the same without the report. A misaligned access is a fault in every
+ * mode: GPUs fault on those, sanitizer or not. Nothing here touches memory outside the
+ * emulator's own buffers.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include "device.h"
+
+/* Indexed by the `store` argument of mem_at: 0 load, 1 store, 2 atomic. */
+static const char *const access_names[3] = {"load", "store", "atomic"};
+
+static const uint8_t space_of[XS_COUNT] = {
+    [XS_GENERIC] = EMU_SPACE_GLOBAL, [XS_GLOBAL] = EMU_SPACE_GLOBAL,
+    [XS_SHARED] = EMU_SPACE_SHARED,  [XS_LOCAL] = EMU_SPACE_LOCAL,
+    [XS_CONST] = EMU_SPACE_CONST,    [XS_PARAM] = EMU_SPACE_PARAM,
+};
+
+/* A window, and where an address falls relative to it. */
+typedef struct Where {
+    unsigned space;  /* XSpace resolved (never XS_GENERIC) */
+    uint64_t off;    /* offset in the window (shared, local, param) */
+    int below;       /* the address lies below the window: off is the distance */
+    char at[64];     /* "0x..." or "shared offset 0x..." or "0x... (shared offset 0x...)" */
+} Where;
+
+static const char *window_name(unsigned space)
+{
+    return space == XS_SHARED ? "shared" : space == XS_LOCAL ? "local" : "param";
+}
+
+/* Classifies address a of space `space` the way mem_at does, plus "just below". */
+static void where_of(unsigned space, uint64_t a, Where *wh)
+{
+    static const struct { unsigned space; uint64_t base; } windows[] = {
+        {XS_SHARED, XGPU_SHARED_BASE}, {XS_LOCAL, XGPU_LOCAL_BASE}, {XS_PARAM, XGPU_PARAM_BASE}};
+    memset(wh, 0, sizeof *wh);
+    wh->space = space == XS_GENERIC ? XS_GLOBAL : space;
+    wh->off = a;
+    if (space == XS_GENERIC)
+        for (size_t i = 0; i < sizeof windows / sizeof windows[0]; i++) {
+            if (a - windows[i].base < XGPU_WINDOW_SIZE) {
+                wh->space = windows[i].space, wh->off = a - windows[i].base;
+                break;
+            }
+            if (windows[i].space != XS_PARAM && windows[i].base - a <= XGPU_WINDOW_SIZE) {
+                wh->space = windows[i].space, wh->off = windows[i].base - a, wh->below = 1;
+                break;
+            }
+        }
+    else if ((space == XS_SHARED || space == XS_LOCAL) && (int64_t)a < 0)
+        wh->off = -a, wh->below = 1; /* a negative offset */
+    unsigned long long ua = a, uo = wh->off;
+    if (wh->space == XS_GLOBAL || wh->space == XS_CONST)
+        snprintf(wh->at, sizeof wh->at, "0x%llx", ua);
+    else if (space != XS_GENERIC)
+        snprintf(wh->at, sizeof wh->at, "%s offset %s0x%llx", window_name(wh->space),
+                 wh->below ? "-" : "", uo);
+    else if (!wh->below)
+        snprintf(wh->at, sizeof wh->at, "0x%llx (%s offset 0x%llx)", ua,
+                 window_name(wh->space), uo);
+    else
+        snprintf(wh->at, sizeof wh->at, "0x%llx", ua);
+}
+
+/* Why an in-window access at wh fails its bounds or permission check. */
+static void why_window(const EmuExec *x, const Where *wh, unsigned size, int store,
+                       char *out, size_t n)
+{
+    unsigned long long off = wh->off;
+    if (wh->space == XS_LOCAL) {
+        unsigned long long frame = x->local_size;
+        if (store == 2)
+            snprintf(out, n, "an atomic on local memory");
+        else if (!frame)
+            snprintf(out, n, "the kernel has no local memory");
+        else if (wh->below)
+            snprintf(out, n, "%llu bytes below the thread's %llu-byte local frame", off, frame);
+        else
+            snprintf(out, n, "%s the end of the thread's %llu-byte local frame",
+                     off < frame ? "running past" : "above", frame);
+    } else if (wh->space == XS_SHARED) {
+        unsigned long long win = x->shared_size;
+        if (wh->below)
+            snprintf(out, n, "%llu bytes below the %llu-byte shared window", off, win);
+        else
+            snprintf(out, n, "outside the %llu-byte shared window", win);
+    } else if (store) {
+        snprintf(out, n, "in read-only param space");
+    } else {
+        snprintf(out, n, "outside the %llu-byte param window",
+                 (unsigned long long)x->param_size);
+    }
+    (void)size;
+}
+
+/* Describes the failed access into x's fault fields; returns its status. align: the
+ * access has an alignment rule (printf's reads have none). */
+static EmuStatus describe(EmuExec *x, unsigned space, uint64_t a, unsigned size, int store,
+                          unsigned lane, int align)
+{
+    Where wh;
+    char why[160];
+    EmuStatus s = EMU_ERR_ILLEGAL_ADDRESS;
+    where_of(space, a, &wh);
+    const char *sp = wh.space == XS_SHARED || wh.space == XS_LOCAL || wh.space == XS_PARAM
+                         ? window_name(wh.space) : "";
+    if (align && (a & (size - 1))) {
+        s = EMU_ERR_MISALIGNED;
+        emu_exec_fault(x, s, lane, a, "misaligned %s of %u bytes at %s%s%s%s",
+                       access_names[store], size, wh.at, wh.below ? " (below the " : "",
+                       wh.below ? sp : "", wh.below ? " window)" : "");
+    } else if (wh.space == XS_CONST || (wh.space == XS_GLOBAL && !wh.below)) {
+        if (wh.space == XS_CONST && store)
+            snprintf(why, sizeof why, "in read-only const space");
+        else
+            emu_mem_explain(x->mem, a, size, why, sizeof why);
+        emu_exec_fault(x, s, lane, a, "%s of %u bytes at 0x%llx %s", access_names[store], size,
+                       (unsigned long long)a, why);
+    } else {
+        why_window(x, &wh, size, store, why, sizeof why);
+        emu_exec_fault(x, s, lane, a, "%s %s of %u bytes at %s, %s", sp, access_names[store],
+                       size, wh.at, why);
+    }
+    x->fspace = space_of[wh.space];
+    x->faccess = store == 0 ? EMU_ACCESS_READ : store == 1 ? EMU_ACCESS_WRITE : EMU_ACCESS_ATOMIC;
+    x->fsize = size;
+    return s;
+}
+
+/* The warning for the first invalid access of a launch (emu.memcheck = warn). */
+static void warn_first(EmuExec *x, const EmuWarp *w, const EmuInsn *in, int store)
+{
+    EmuFault f;
+    memset(&f, 0, sizeof f);
+    emu_fill_fault_at(&f, x, x->mod, x->kern, w, (uint32_t)(in - x->code));
+    size_t len = strlen(f.message);
+    snprintf(f.message + len, sizeof f.message - len, " (emu.memcheck = warn: %s)",
+             store == 0 ? "the load reads 0" : store == 1 ? "the store is dropped"
+                        : "the atomic reads 0 and its store is dropped");
+    emu_fault_print(stderr, &f, "Warning: ");
+}
+
+uint8_t *emu_mem_bad(EmuExec *x, const EmuWarp *w, const EmuInsn *in, unsigned space,
+                     uint64_t a, unsigned size, int store, unsigned lane)
+{
+    EmuStatus s = describe(x, space, a, size, store, lane, 1);
+    if (x->memcheck == EMU_MEMCHECK_ON || s == EMU_ERR_MISALIGNED || size > sizeof x->scratch)
+        return NULL;
+    if (x->memcheck == EMU_MEMCHECK_WARN && x->bad_accesses == 0)
+        warn_first(x, w, in, store);
+    x->bad_accesses++;
+    x->fstatus = EMU_OK;
+    memset(x->scratch, 0, sizeof x->scratch);
+    return x->scratch;
+}
+
+int emu_mem_fault(EmuExec *x, const EmuWarp *w, uint64_t a, unsigned size, unsigned lane,
+                  const char *what)
+{
+    (void)w;
+    describe(x, XS_GENERIC, a, size, 0, lane, 0);
+    char why[sizeof x->fmsg];
+    memcpy(why, x->fmsg, sizeof why);
+    int len = snprintf(x->fmsg, sizeof x->fmsg, "%s: ", what);
+    if (len > 0 && (size_t)len < sizeof x->fmsg)
+        snprintf(x->fmsg + len, sizeof x->fmsg - (size_t)len, "%s", why);
+    return EXEC_FAULT;
+}
+
+void emu_memcheck_end(const EmuExec *x)
+{
+    if (x->memcheck != EMU_MEMCHECK_WARN || x->bad_accesses < 2)
+        return;
+    fprintf(stderr, "========= Warning: %" PRIu64 " more invalid accesses in kernel %s "
+            "(emu.memcheck = warn: reads returned 0, writes were dropped)\n",
+            x->bad_accesses - 1, x->kern ? x->kern->name : "?");
+}
+
+/* --- reports (emu.h) ------------------------------------------------------------------ */
+
+const char *emu_fault_title(const EmuFault *f, char *buf, size_t n)
+{
+    static const char *const spaces[] = {"", "__global__", "__shared__", "__local__",
+                                         "__param__", "__global__"};
+    static const char *const accesses[] = {"access", "read", "write", "atomic"};
+    if (!f || !buf || !n)
+        return buf;
+    switch (f->status) {
+    case EMU_ERR_ILLEGAL_ADDRESS:
+    case EMU_ERR_MISALIGNED:
+        if (f->space > EMU_SPACE_NONE && f->space <= EMU_SPACE_CONST && f->access <= 3)
+            snprintf(buf, n, "Invalid %s %s of size %u bytes", spaces[f->space],
+                     accesses[f->access], f->size);
+        else
+            snprintf(buf, n, "Invalid address access");
+        break;
+    case EMU_ERR_LAUNCH_TIMEOUT:
+        snprintf(buf, n, "Kernel timed out (instruction budget exhausted)");
+        break;
+    case EMU_ERR_DEADLOCK: snprintf(buf, n, "Barrier deadlock"); break;
+    default: snprintf(buf, n, "Launch failure"); break;
+    }
+    return buf;
+}
+
+void emu_fault_print(FILE *out, const EmuFault *f, const char *prefix)
+{
+    char title[160];
+    if (!out || !f)
+        return;
+    emu_fault_title(f, title, sizeof title);
+    fprintf(out, "========= %s%s\n", prefix ? prefix : "", title);
+    if (f->file && f->line)
+        fprintf(out, "=========     at %s+pc %" PRIu32 " (%s:%" PRIu32 ")\n", f->kernel, f->pc,
+                f->file, f->line);
+    else
+        fprintf(out, "=========     at %s+pc %" PRIu32 "\n", f->kernel, f->pc);
+    fprintf(out, "=========     by thread (%u,%u,%u) in block (%u,%u,%u)\n", f->thread.x,
+            f->thread.y, f->thread.z, f->block.x, f->block.y, f->block.z);
+    if (f->space != EMU_SPACE_NONE)
+        fprintf(out, "=========     Address 0x%" PRIx64 ": %s\n", f->address, f->message);
+    else if (f->message[0])
+        fprintf(out, "=========     %s\n", f->message);
+}
