@@ -3,7 +3,8 @@
  *
  * A preset is a flat `key = value` file NAME.ini in the presets directory: $XGPU_PRESETS_DIR
  * when set, else the directory compiled in as XGPU_PRESETS_DIR_DEFAULT (the source tree's
- * emulator/config/presets). A value with a '/' or ending in ".ini" is a path instead. The
+ * emulator/config/presets). A value with a '/' or ending in ".ini" is a path instead; a
+ * path or preset that is a directory is refused when loaded (config.c). The
  * dump writes every key of the table, so loading a dump over the defaults reproduces the
  * configuration exactly (reals are printed so that they read back bit for bit).
  */
@@ -12,6 +13,7 @@
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #ifndef XGPU_PRESETS_DIR_DEFAULT
 #define XGPU_PRESETS_DIR_DEFAULT "presets"
@@ -93,6 +95,11 @@ int emu_presets_list(FILE *f)
         size_t len = strlen(e->d_name);
         if (len <= 4 || e->d_name[0] == '.' || strcmp(e->d_name + len - 4, ".ini") != 0)
             continue;
+        char path[1024];
+        struct stat sb;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+            continue; /* a directory named *.ini is no preset */
         char **p = realloc(names, (count + 1) * sizeof *names);
         if (!p)
             break;
