@@ -515,7 +515,7 @@ static int dir_resource(Asm *a, const char *d, char *s)
     return 0;
 }
 
-/* .global NAME SIZE [ALIGN] [const] [= b0 b1 ...] */
+/* .global NAME SIZE [ALIGN] [const | managed] [= b0 b1 ...] */
 static int dir_global(Asm *a, char *s)
 {
     char *eq = strchr(s, '=');
@@ -525,17 +525,18 @@ static int dir_global(Asm *a, char *s)
     int n = lex_words(s, w, 4);
     uint64_t size, align = 1;
     int is_const = n > 0 && strcmp(w[n - 1], "const") == 0;
-    n -= is_const;
+    int managed = !is_const && n > 0 && strcmp(w[n - 1], "managed") == 0;
+    n -= is_const + managed;
     if (!*name || n < 1 || n > 2 || lex_uint(w[0], &size, UINT64_MAX) ||
         (n == 2 && lex_uint(w[1], &align, UINT32_MAX)))
-        return err_at(a, a->line, "usage: .global NAME SIZE [ALIGN] [const] [= bytes]");
+        return err_at(a, a->line, "usage: .global NAME SIZE [ALIGN] [const | managed] [= bytes]");
     if (n < 2)
         align = lex_natural_align(size);
     if (GROW(a, a->g.globals, a->capg, a->g.nglobals))
         return -1;
     XGlobal *v = &a->g.globals[a->g.nglobals];
     *v = (XGlobal){.name = strdup(name), .space = is_const ? XG_CONST : XG_GLOBAL,
-                   .align = (uint32_t)align, .size = size};
+                   .align = (uint32_t)align, .size = size, .managed = (uint32_t)managed};
     a->g.nglobals++;
     if (!v->name)
         return err_at(a, a->line, "out of memory");

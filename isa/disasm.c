@@ -18,8 +18,8 @@
 
 static void print_global(FILE *f, const XGlobal *v)
 {
-    fprintf(f, ".global %s %" PRIu64 " %u%s", v->name, v->size, v->align,
-            v->space == XG_CONST ? " const" : "");
+    fprintf(f, ".global %s %" PRIu64 " %u%s%s", v->name, v->size, v->align,
+            v->space == XG_CONST ? " const" : "", v->managed ? " managed" : "");
     if (v->init) {
         fprintf(f, " =");
         for (uint64_t i = 0; i < v->size; i++)

@@ -44,13 +44,14 @@ enum {
                             u16 max_threads, u16 min_blocks (launch bounds) */
     GB_PARAM_SIZE = 12,  /* u32 offset, size, align */
     GB_INSN_SIZE = 32,   /* XInsn field by field, in declaration order */
-    GB_GLOBAL_SIZE = 32, /* u32 name, space, align, flags (bit 0: has init),
+    GB_GLOBAL_SIZE = 32, /* u32 name, space, align, flags (bit 0: has init, 1: managed),
                             u64 size, u64 init offset */
     GB_LINE_SIZE = 12,   /* u32 pc, file, line */
     GB_PHASE_SIZE = 20,  /* u32 kernel, pc, regs, shared, flags */
 };
 
 #define GB_GLOBAL_HAS_INIT 1u
+#define GB_GLOBAL_MANAGED 2u
 
 /* Section names, in the order the writer emits them. */
 #define GB_SEC_INFO ".xgpu.info"

@@ -234,8 +234,9 @@ static int read_global(Reader *r, XGlobal *v, const uint8_t *p, Pool *pl)
     uint32_t flags = gb_get32(p + 12);
     v->size = gb_get64(p + 16);
     uint64_t init = gb_get64(p + 24);
-    if (flags & ~GB_GLOBAL_HAS_INIT)
+    if (flags & ~(GB_GLOBAL_HAS_INIT | GB_GLOBAL_MANAGED))
         return gb_fail(r->err, r->errlen, "global %s: unknown flags 0x%x", v->name, flags);
+    v->managed = (flags & GB_GLOBAL_MANAGED) != 0;
     if (!(flags & GB_GLOBAL_HAS_INIT))
         return init ? gb_fail(r->err, r->errlen, "global %s: stray init offset", v->name) : 0;
     if (init != pl->next || v->size > pl->size - init)
@@ -547,6 +548,8 @@ static int check_global(const XGlobal *v, char *err, size_t n)
         return gb_fail(err, n, "global without a name");
     if (v->space != XG_GLOBAL && v->space != XG_CONST)
         return gb_fail(err, n, "global %s: bad space %u", v->name, v->space);
+    if (v->managed && v->space != XG_GLOBAL)
+        return gb_fail(err, n, "global %s: managed but not in the global space", v->name);
     if (!is_pow2(v->align))
         return gb_fail(err, n, "global %s: alignment %u is not a power of two", v->name,
                        v->align);

@@ -152,7 +152,7 @@ static void enc_globals(Buf *b, const XGpubin *g)
         gb_put32(p, name);
         gb_put32(p + 4, v->space);
         gb_put32(p + 8, v->align);
-        gb_put32(p + 12, init ? GB_GLOBAL_HAS_INIT : 0);
+        gb_put32(p + 12, (init ? GB_GLOBAL_HAS_INIT : 0) | (v->managed ? GB_GLOBAL_MANAGED : 0));
         gb_put64(p + 16, v->size);
         gb_put64(p + 24, data);
     }

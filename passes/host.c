@@ -565,7 +565,7 @@ static int hp_verify(LLVMModuleRef m, const char *path)
     return bad ? -1 : 0;
 }
 
-int xgpu_host_pass_file(const char *in, const char *out)
+int xgpu_host_pass_file(const char *in, const char *fat, const char *out)
 {
     LLVMMemoryBufferRef mb;
     char *msg = NULL;
@@ -580,7 +580,8 @@ int xgpu_host_pass_file(const char *in, const char *out)
     if (LLVMParseBitcodeInContext2(ctx, mb, &m)) {
         fprintf(stderr, "xgpu-cc: error: %s: not valid LLVM bitcode\n", in);
     } else {
-        int r = xgpu_host_pass(m);
+        int r = xgpu_host_pass(m), rm = r < 0 ? 0 : xgpu_host_managed(m, fat);
+        r = rm < 0 ? -1 : r > 0 || rm > 0 ? 1 : r;
         if (r >= 0 && (r == 0 || !hp_verify(m, in))) {
             rc = LLVMWriteBitcodeToFile(m, out) ? -1 : 0;
             if (rc)

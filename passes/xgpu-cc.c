@@ -693,12 +693,13 @@ static int codegen_flag(const char *a)
 
 /* The host pass (passes/host.c) over host bitcode, then optimization and code
  * generation, so LLVM's pipeline runs once, after the pass. */
-static int host_backend(Driver *d, const char *src, const char *bc, const char *obj)
+static int host_backend(Driver *d, const char *src, const char *bc, const char *fat,
+                        const char *obj)
 {
     const char *done = temp(d, src, ".host2.bc");
     if (d->verbose)
         fprintf(stderr, "xgpu-host %s -o %s\n", bc, done);
-    if (xgpu_host_pass_file(bc, done))
+    if (xgpu_host_pass_file(bc, fat, done))
         return 1;
     Argv c = {0};
     push_clang(d, &c);
@@ -719,7 +720,7 @@ static int compile_host(Driver *d, const Input *in, const char *obj)
 {
     const char *bc = temp(d, in->path, ".host.bc");
     int rc = compile_host_c(d, in, bc, obj);
-    return rc ? rc : host_backend(d, in->path, bc, obj);
+    return rc ? rc : host_backend(d, in->path, bc, NULL, obj);
 }
 
 static const char *object_name(Driver *d, const Input *in)
@@ -775,7 +776,7 @@ static int compile_one(Driver *d, const Input *in, Argv *link)
         const char *hbc = temp(d, in->path, ".host.bc");
         if ((rc = compile_device(d, in->path, bc)) || (rc = lower(d, in->path, bc, fat, NULL)) ||
             (rc = compile_host_cuda(d, in->path, fat, hbc, obj)) ||
-            (rc = host_backend(d, in->path, hbc, obj)))
+            (rc = host_backend(d, in->path, hbc, fat, obj)))
             return rc;
     } else if ((rc = compile_host(d, in, obj)))
         return rc;

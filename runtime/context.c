@@ -155,7 +155,7 @@ cudaError_t rt_fatbin_load(RtContext *c, RtFatbin *fb)
                                                            : cudaErrorInvalidKernelImage;
     }
     rt_resolve(fb);
-    return cudaSuccess;
+    return rt_managed_vars_add(c, fb);
 }
 
 int rt_find_func(RtContext *c, const void *stub, RtFatbin **fb, RtFunc **fn)

@@ -151,6 +151,9 @@ cudaError_t rt_managed_to_device(RtContext *c)
     for (RtManaged *m = c->managed; m; m = m->next)
         if (emu_copy_to_device(c->dev, rt_addr(m->ptr), m->ptr, m->size) != EMU_OK)
             return cudaErrorUnknown;
+    for (RtManagedVar *v = c->managed_vars; v; v = v->next)
+        if (emu_copy_to_device(c->dev, v->dev, v->shadow, v->size) != EMU_OK)
+            return cudaErrorUnknown;
     return cudaSuccess;
 }
 
@@ -159,6 +162,44 @@ void rt_managed_to_host(RtContext *c)
 {
     for (RtManaged *m = c->managed; m; m = m->next)
         emu_copy_from_device(c->dev, m->ptr, rt_addr(m->ptr), m->size);
+    for (RtManagedVar *v = c->managed_vars; v; v = v->next)
+        emu_copy_from_device(c->dev, v->shadow, v->dev, v->size);
+}
+
+/* The __managed__ variables of fb's module, just loaded, join the list. */
+cudaError_t rt_managed_vars_add(RtContext *c, RtFatbin *fb)
+{
+    const XGpubin *g = emu_module_bin(fb->mod);
+    for (uint32_t i = 0; i < g->nglobals; i++) {
+        const XGlobal *x = &g->globals[i];
+        RtVar *shadow = NULL;
+        for (size_t j = 0; x->managed && j < fb->nvars && !shadow; j++)
+            shadow = !strcmp(fb->vars[j].name, x->name) ? &fb->vars[j] : NULL;
+        if (!shadow)
+            continue; /* not managed, or never named by the host (no copy to keep) */
+        RtManagedVar *v = calloc(1, sizeof *v);
+        uint64_t size = 0;
+        if (!v)
+            return cudaErrorMemoryAllocation;
+        if (emu_symbol(fb->mod, x->name, &v->dev, &size) != EMU_OK || size != shadow->size) {
+            free(v);
+            return cudaErrorInvalidSymbol;
+        }
+        v->shadow = (void *)shadow->shadow;
+        v->size = (size_t)size;
+        v->next = c->managed_vars;
+        c->managed_vars = v;
+    }
+    return cudaSuccess;
+}
+
+/* Whether the host variable `shadow` is a __managed__ one's. */
+int rt_managed_var(RtContext *c, const void *shadow)
+{
+    for (RtManagedVar *v = c->managed_vars; v; v = v->next)
+        if (v->shadow == shadow)
+            return 1;
+    return 0;
 }
 
 /* The device is going away: every block goes with it. */
@@ -168,6 +209,11 @@ void rt_managed_drop(RtContext *c)
         RtManaged *m = c->managed;
         c->managed = m->next;
         rt_managed_release(c, m);
+    }
+    while (c->managed_vars) {
+        RtManagedVar *v = c->managed_vars;
+        c->managed_vars = v->next;
+        free(v);
     }
 }
 

@@ -33,7 +33,10 @@
  * Managed memory (managed.c). A cudaMallocManaged block is a device allocation whose
  * page-aligned start is also mapped on the host at the same address; the host copy is
  * the current one between launches, copies and sets use it directly, and each launch
- * copies every block to the device before it runs and back after it.
+ * copies every block to the device before it runs and back after it. A __managed__
+ * variable is a __device__ variable that xgpu-cc marks managed: its host shadow is its
+ * host copy, kept current the same way (copied in before each launch, out after, and
+ * around symbol copies to it), from the load of its module on.
  */
 #ifndef XGPU_RT_H
 #define XGPU_RT_H
@@ -107,6 +110,14 @@ typedef struct RtHostBlock {
 } RtHostBlock;
 
 /* A cudaMallocManaged block: valid at ptr on the host and on the device. */
+/* A __managed__ variable: its host shadow and its device copy. */
+typedef struct RtManagedVar {
+    struct RtManagedVar *next;
+    void *shadow;
+    uint64_t dev;
+    size_t size;
+} RtManagedVar;
+
 typedef struct RtManaged {
     struct RtManaged *next;
     uint64_t alloc; /* the device allocation holding it (what emu_free takes) */
@@ -187,6 +198,7 @@ typedef struct RtContext {
     RtHostBlock *host_blocks;
     RtHostBlock *host_regs; /* cudaHostRegister ranges (flags as registered) */
     RtManaged *managed;
+    RtManagedVar *managed_vars; /* __managed__ variables of the loaded modules */
     RtSettings set;
     RtXmem xmem;
     RtLDescs ld;
@@ -256,6 +268,8 @@ cudaError_t rt_managed_free(RtContext *c, void *p);
 cudaError_t rt_managed_to_device(RtContext *c);
 void rt_managed_to_host(RtContext *c);
 void rt_managed_drop(RtContext *c);
+cudaError_t rt_managed_vars_add(RtContext *c, RtFatbin *fb);
+int rt_managed_var(RtContext *c, const void *shadow);
 /* CUDA functions cuda_runtime_api.h does not declare yet (advice and device as int). */
 cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, int dstDevice,
                                  cudaStream_t stream);

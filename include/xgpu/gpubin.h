@@ -84,6 +84,7 @@ typedef struct XGlobal {
     uint32_t align;
     uint64_t size;
     const uint8_t *init; /* size bytes, or NULL for zero-initialized */
+    uint32_t managed;    /* a __managed__ variable: the host's copy is kept current */
 } XGlobal;
 
 typedef struct XLine {

@@ -164,6 +164,39 @@ static int add_global(MModule *mm, LLVMTargetDataRef td, LLVMValueRef g, const c
     return rc;
 }
 
+/* The value under addrspacecasts and bitcasts. */
+static LLVMValueRef strip_casts(LLVMValueRef v)
+{
+    while (v && LLVMIsAConstantExpr(v) && (LLVMGetConstOpcode(v) == LLVMAddrSpaceCast ||
+                                           LLVMGetConstOpcode(v) == LLVMBitCast))
+        v = LLVMGetOperand(v, 0);
+    return v;
+}
+
+/* Whether g carries __managed__: the header spells it annotate("xgpu.managed"), which
+ * clang records in llvm.global.annotations (clang itself implements managed for HIP
+ * only). */
+static int is_managed(LLVMModuleRef m, LLVMValueRef g)
+{
+    LLVMValueRef ann = LLVMGetNamedGlobal(m, "llvm.global.annotations");
+    LLVMValueRef arr = ann ? LLVMGetInitializer(ann) : NULL;
+    int n = arr && LLVMIsAConstantArray(arr) ? LLVMGetNumOperands(arr) : 0;
+    for (int i = 0; i < n; i++) {
+        LLVMValueRef e = LLVMGetOperand(arr, (unsigned)i);
+        if (!LLVMIsAConstantStruct(e) || LLVMGetNumOperands(e) < 2 ||
+            strip_casts(LLVMGetOperand(e, 0)) != g)
+            continue;
+        LLVMValueRef str = strip_casts(LLVMGetOperand(e, 1));
+        LLVMValueRef text = str && LLVMIsAGlobalVariable(str) ? LLVMGetInitializer(str) : NULL;
+        size_t len = 0;
+        const char *s = text && LLVMIsAConstantDataSequential(text) ? LLVMGetAsString(text, &len)
+                                                                    : NULL;
+        if (s && len >= 12 && !memcmp(s, "xgpu.managed", 12))
+            return 1;
+    }
+    return 0;
+}
+
 int lower_globals(MModule *mm, LLVMModuleRef m, const char *src, LowerGlobals *out)
 {
     LLVMTargetDataRef td = LLVMGetModuleDataLayout(m);
@@ -171,7 +204,9 @@ int lower_globals(MModule *mm, LLVMModuleRef m, const char *src, LowerGlobals *o
     int rc = 0;
     for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g)) {
         unsigned as = LLVMGetPointerAddressSpace(LLVMTypeOf(g));
-        if (strncmp(vname(g), "llvm.", 5) == 0 || (as != 0 && as != 1 && as != 4))
+        const char *section = LLVMGetSection(g);
+        if (strncmp(vname(g), "llvm.", 5) == 0 || (as != 0 && as != 1 && as != 4) ||
+            (section && !strcmp(section, "llvm.metadata"))) /* annotation strings */
             continue;
         if (!LLVMGetFirstUse(g) && !LLVMGetInitializer(g))
             continue;
@@ -179,6 +214,12 @@ int lower_globals(MModule *mm, LLVMModuleRef m, const char *src, LowerGlobals *o
         if (add_global(mm, td, g, src, &idx)) {
             rc = -1;
             continue;
+        }
+        if (is_managed(m, g)) {
+            if (as == 4)
+                rc = lower_diag(src, g, "'%s' cannot be both __constant__ and __managed__",
+                                vname(g));
+            mm->globals[idx].managed = 1;
         }
         out->vars = realloc(out->vars, (out->n + 1) * sizeof *out->vars);
         out->index = realloc(out->index, (out->n + 1) * sizeof *out->index);

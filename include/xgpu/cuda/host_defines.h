@@ -15,11 +15,10 @@
 #define __global__ __attribute__((global))
 #define __shared__ __attribute__((shared))
 #define __constant__ __attribute__((constant))
-/* clang implements managed memory for HIP only: a __managed__ variable compiles, any use
- * of it is an error that says so. */
-#define __managed__                                                                        \
-    __attribute__((device))                                                                \
-    __attribute__((unavailable("__managed__ variables are not supported by xgpu")))
+/* clang implements managed memory for HIP only: a __managed__ variable is a __device__
+ * one that xgpu-cc marks (annotate) and the runtime keeps in step with its host copy
+ * (docs/runtime.md). */
+#define __managed__ __attribute__((device)) __attribute__((annotate("xgpu.managed")))
 #define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
 #else
 #define __host__
