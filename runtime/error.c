@@ -1,7 +1,6 @@
 /*
- * error.c - error codes: names and strings (cuda_error_list.h, then the CUDA 12 codes it
- * lacks from errors12.def), the last/sticky error pair, and the mapping from emulator
- * statuses to cudaError_t.
+ * error.c - error codes: names and strings (cuda_error_list.h, every CUDA 12.0 code), the
+ * last/sticky error pair, and the mapping from emulator statuses to cudaError_t.
  *
  * The last error is the calling thread's (RtThread), the sticky one the process's.
  * cudaGetLastError returns the last error and clears it, unless a sticky error (guest
@@ -23,8 +22,6 @@ typedef struct RtErrorRow {
 static const RtErrorRow rt_errors[] = {
 #define XCUDA_ERROR(name, value, text) {name, #name, text},
 #include "xgpu/cuda/cuda_error_list.h"
-#define XCUDA_ERROR(name, value, text) {(cudaError_t)value, #name, text},
-#include "errors12.def"
 };
 
 static const RtErrorRow *rt_error_row(cudaError_t e)

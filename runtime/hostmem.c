@@ -105,7 +105,7 @@ cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
         rt_is_device_ptr(c, ptr))
         return rt_error(c, cudaErrorInvalidValue);
     if (rt_host_overlaps(c->host_regs, ptr, size) || rt_host_overlaps(c->host_blocks, ptr, size))
-        return rt_error(c, RT_ERR_HOST_MEMORY_ALREADY_REGISTERED);
+        return rt_error(c, cudaErrorHostMemoryAlreadyRegistered);
     RtHostBlock *b = malloc(sizeof *b);
     if (!b)
         return rt_error(c, cudaErrorMemoryAllocation);
@@ -126,7 +126,7 @@ cudaError_t cudaHostUnregister(void *ptr)
             free(b);
             return cudaSuccess;
         }
-    return rt_error(c, RT_ERR_HOST_MEMORY_NOT_REGISTERED);
+    return rt_error(c, cudaErrorHostMemoryNotRegistered);
 }
 
 /* cudaDeviceReset: registrations end with the device. */

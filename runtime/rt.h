@@ -242,9 +242,6 @@ void rt_streams_free(RtContext *c);
 /* device.c */
 void rt_fill_props(struct cudaDeviceProp *d, const EmuProps *p);
 
-/* error.c: CUDA codes that cuda_error_list.h does not declare (errors12.def). */
-#define RT_ERR_HOST_MEMORY_ALREADY_REGISTERED ((cudaError_t)712)
-#define RT_ERR_HOST_MEMORY_NOT_REGISTERED ((cudaError_t)713)
 cudaError_t rt_error(RtContext *c, cudaError_t e);
 cudaError_t rt_from_emu(EmuStatus s);
 int rt_is_fault(EmuStatus s);

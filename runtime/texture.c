@@ -69,15 +69,15 @@ static cudaError_t rt_format(const struct cudaChannelFormatDesc *f, unsigned *nc
         n++;
     for (int i = n; i < 4; i++)
         if (bits[i])
-            return cudaErrorInvalidValue;
+            return cudaErrorInvalidChannelDescriptor;
     for (int i = 1; i < n; i++)
         if (bits[i] != bits[0])
-            return cudaErrorInvalidValue;
+            return cudaErrorInvalidChannelDescriptor;
     int ok_bits = bits[0] == 8 || bits[0] == 16 || bits[0] == 32;
     int ok_kind = f->f == cudaChannelFormatKindSigned || f->f == cudaChannelFormatKindUnsigned ||
                   (f->f == cudaChannelFormatKindFloat && bits[0] >= 16);
     if (n == 0 || n == 3 || !ok_bits || !ok_kind)
-        return cudaErrorInvalidValue;
+        return cudaErrorInvalidChannelDescriptor;
     *nchan = (unsigned)n;
     *bytes = (unsigned)bits[0] / 8;
     return cudaSuccess;
@@ -415,7 +415,10 @@ static cudaError_t rt_sampling(const struct cudaTextureDesc *t, XgpuTexDesc *d)
     int floating = d->kind == cudaChannelFormatKindFloat ||
                    (t->readMode == cudaReadModeNormalizedFloat && d->chan_bytes < 4);
     if (t->filterMode == cudaFilterModeLinear && !floating)
-        return cudaErrorInvalidValue;
+        return cudaErrorInvalidFilterSetting;
+    if (t->readMode == cudaReadModeNormalizedFloat && d->chan_bytes == 4 &&
+        d->kind != cudaChannelFormatKindFloat)
+        return cudaErrorInvalidNormSetting;
     d->filter = (unsigned)t->filterMode;
     d->read_mode = (unsigned)t->readMode;
     d->normalized = t->normalizedCoords != 0;
@@ -533,7 +536,7 @@ static cudaError_t rt_bind(const void *ref, const XgpuTexDesc *d)
     unsigned long long h = 0;
     cudaError_t e = cudaMemcpyFromSymbol(&h, ref, sizeof h, 0, cudaMemcpyDeviceToHost);
     if (e == cudaErrorInvalidSymbol)
-        return cudaErrorInvalidValue; /* not a registered texture or surface reference */
+        return cudaErrorInvalidTexture; /* not a registered texture or surface reference */
     if (e != cudaSuccess)
         return e;
     if (!h) {
@@ -621,7 +624,7 @@ static cudaError_t tx_UnbindTexture(const struct textureReference *texref)
     if (!texref)
         return cudaErrorInvalidValue;
     cudaError_t e = cudaMemcpyToSymbol(texref, &zero, sizeof zero, 0, cudaMemcpyHostToDevice);
-    return e == cudaErrorInvalidSymbol ? cudaErrorInvalidValue : e;
+    return e == cudaErrorInvalidSymbol ? cudaErrorInvalidTexture : e;
 }
 
 static cudaError_t tx_GetTextureAlignmentOffset(size_t *offset, const struct textureReference *texref)

@@ -172,7 +172,7 @@ int main()
     // rejected: a 3-channel format, linear filtering of integers
     cudaArray_t bad3;
     cudaChannelFormatDesc three = cudaCreateChannelDesc(8, 8, 8, 0, cudaChannelFormatKindUnsigned);
-    if (cudaMallocArray(&bad3, &three, 4, 4) != cudaErrorInvalidValue) { printf("3 channels accepted\n"); bad++; }
+    if (cudaMallocArray(&bad3, &three, 4, 4) != cudaErrorInvalidChannelDescriptor) { printf("3 channels accepted\n"); bad++; }
     cudaChannelFormatDesc i8 = cudaCreateChannelDesc<int>();
     cudaArray_t ai;
     cudaMallocArray(&ai, &i8, 4);
@@ -182,7 +182,12 @@ int main()
     cudaTextureDesc tli = {};
     tli.filterMode = cudaFilterModeLinear;
     cudaTextureObject_t tbad;
-    if (cudaCreateTextureObject(&tbad, &ri, &tli, NULL) != cudaErrorInvalidValue) { printf("linear int accepted\n"); bad++; }
+    if (cudaCreateTextureObject(&tbad, &ri, &tli, NULL) != cudaErrorInvalidFilterSetting) { printf("linear int accepted\n"); bad++; }
+    tli.filterMode = cudaFilterModePoint;
+    tli.readMode = cudaReadModeNormalizedFloat;
+    if (cudaCreateTextureObject(&tbad, &ri, &tli, NULL) != cudaErrorInvalidNormSetting) { printf("normalized int32 accepted\n"); bad++; }
+    texture<float, 1> unregistered;
+    if (cudaBindTexture(NULL, unregistered, dl, 16) != cudaErrorInvalidTexture) { printf("unregistered reference bound\n"); bad++; }
     cudaGetLastError();
     cudaFreeArray(a); cudaFreeArray(a3); cudaFreeArray(sa); cudaFreeArray(ai);
     cudaError_t e = cudaDeviceSynchronize();
