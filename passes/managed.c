@@ -15,6 +15,7 @@
  * a byte-array global of the same name, linkage and alignment).
  */
 #include "host.h"
+#include "lower/lower.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,26 +52,6 @@ static XGpubin *read_fat(const char *path)
     return g;
 }
 
-/* The globals that llvm.global.annotations marks "xgpu.managed". */
-static int annotated(LLVMValueRef ann, LLVMValueRef g)
-{
-    LLVMValueRef arr = ann ? LLVMGetInitializer(ann) : NULL;
-    int n = arr && LLVMIsAConstantArray(arr) ? LLVMGetNumOperands(arr) : 0;
-    for (int i = 0; i < n; i++) {
-        LLVMValueRef e = LLVMGetOperand(arr, (unsigned)i);
-        if (!LLVMIsAConstantStruct(e) || LLVMGetNumOperands(e) < 2 || LLVMGetOperand(e, 0) != g)
-            continue;
-        LLVMValueRef str = LLVMGetOperand(e, 1);
-        LLVMValueRef text = LLVMIsAGlobalVariable(str) ? LLVMGetInitializer(str) : NULL;
-        size_t len = 0;
-        const char *s = text && LLVMIsAConstantDataSequential(text) ? LLVMGetAsString(text, &len)
-                                                                    : NULL;
-        if (s && len >= 12 && !memcmp(s, "xgpu.managed", 12))
-            return 1;
-    }
-    return 0;
-}
-
 /* Gives shadow the bytes of v (zero when v has none). */
 static void set_initial(LLVMModuleRef m, LLVMValueRef shadow, const XGlobal *v)
 {
@@ -104,7 +85,7 @@ int xgpu_host_managed(LLVMModuleRef m, const char *fat)
     for (LLVMValueRef v = LLVMGetFirstGlobal(m), next; v; v = next) {
         next = LLVMGetNextGlobal(v);
         LLVMValueRef init = LLVMGetInitializer(v);
-        if (!init || !LLVMIsUndef(init) || !annotated(ann, v))
+        if (!init || !LLVMIsUndef(init) || !lower_annotated(m, v, XGPU_MANAGED_ANNOTATION))
             continue; /* (a shadow given its bytes has a defined initializer) */
         if (!g && !(g = read_fat(fat))) {
             fprintf(stderr, "xgpu-cc: error: %s: cannot read the device binary\n", fat);

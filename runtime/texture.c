@@ -650,172 +650,103 @@ static cudaError_t tx_BindSurfaceToArray(const struct surfaceReference *surfref,
 
 /* ---- the API: each call under the runtime's lock, its error recorded ------------------ */
 
+#define RT_LOCKED(call)                                                                    \
+    {                                                                                      \
+        RT_ENTER(c);                                                                       \
+        return rt_error(c, call);                                                          \
+    }
+
 cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc,
                             size_t width, size_t height, unsigned int flags)
-{
-    RT_ENTER(c);
-    return rt_error(c, tx_MallocArray(array, desc, width, height, flags));
-}
+RT_LOCKED(tx_MallocArray(array, desc, width, height, flags))
 
 cudaError_t cudaMalloc3DArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc,
                               struct cudaExtent extent, unsigned int flags)
-{
-    RT_ENTER(c);
-    return rt_error(c, tx_Malloc3DArray(array, desc, extent, flags));
-}
+RT_LOCKED(tx_Malloc3DArray(array, desc, extent, flags))
 
 cudaError_t cudaFreeArray(cudaArray_t array)
-{
-    RT_ENTER(c);
-    return rt_error(c, tx_FreeArray(array));
-}
+RT_LOCKED(tx_FreeArray(array))
 
 cudaError_t cudaGetChannelDesc(struct cudaChannelFormatDesc *desc, cudaArray_const_t array)
-{
-    RT_ENTER(c);
-    return rt_error(c, tx_GetChannelDesc(desc, array));
-}
+RT_LOCKED(tx_GetChannelDesc(desc, array))
 
 cudaError_t cudaArrayGetInfo(struct cudaChannelFormatDesc *desc, struct cudaExtent *extent,
                              unsigned int *flags, cudaArray_t array)
-{
-    RT_ENTER(c);
-    return rt_error(c, tx_ArrayGetInfo(desc, extent, flags, array));
-}
+RT_LOCKED(tx_ArrayGetInfo(desc, extent, flags, array))
 
 cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset,
                                 const void *src, size_t spitch, size_t width, size_t height,
                                 enum cudaMemcpyKind kind)
-{
-    RT_ENTER(c);
-    return rt_error(c, tx_Memcpy2DToArray(dst, wOffset, hOffset, src, spitch, width, height, kind));
-}
+RT_LOCKED(tx_Memcpy2DToArray(dst, wOffset, hOffset, src, spitch, width, height, kind))
 
 cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset,
                                      const void *src, size_t spitch, size_t width,
                                      size_t height, enum cudaMemcpyKind kind,
                                      cudaStream_t stream)
-{
-    RT_ENTER(c);
-    return rt_error(c, tx_Memcpy2DToArrayAsync(dst, wOffset, hOffset, src, spitch, width, height, kind, stream));
-}
+RT_LOCKED(tx_Memcpy2DToArrayAsync(dst, wOffset, hOffset, src, spitch, width, height, kind, stream))
 
 cudaError_t cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArray_const_t src,
                                   size_t wOffset, size_t hOffset, size_t width, size_t height,
                                   enum cudaMemcpyKind kind)
-{
-    RT_ENTER(c);
-    return rt_error(c, tx_Memcpy2DFromArray(dst, dpitch, src, wOffset, hOffset, width, height, kind));
-}
+RT_LOCKED(tx_Memcpy2DFromArray(dst, dpitch, src, wOffset, hOffset, width, height, kind))
 
 cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src,
                               size_t count, enum cudaMemcpyKind kind)
-{
-    RT_ENTER(c);
-    return rt_error(c, tx_MemcpyToArray(dst, wOffset, hOffset, src, count, kind));
-}
+RT_LOCKED(tx_MemcpyToArray(dst, wOffset, hOffset, src, count, kind))
 
 cudaError_t cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t wOffset,
                                 size_t hOffset, size_t count, enum cudaMemcpyKind kind)
-{
-    RT_ENTER(c);
-    return rt_error(c, tx_MemcpyFromArray(dst, src, wOffset, hOffset, count, kind));
-}
+RT_LOCKED(tx_MemcpyFromArray(dst, src, wOffset, hOffset, count, kind))
 
 cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms *p)
-{
-    RT_ENTER(c);
-    return rt_error(c, tx_Memcpy3D(p));
-}
+RT_LOCKED(tx_Memcpy3D(p))
 
 cudaError_t cudaMemcpy3DAsync(const struct cudaMemcpy3DParms *p, cudaStream_t stream)
-{
-    RT_ENTER(c);
-    return rt_error(c, tx_Memcpy3DAsync(p, stream));
-}
+RT_LOCKED(tx_Memcpy3DAsync(p, stream))
 
 cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr, struct cudaExtent extent)
-{
-    RT_ENTER(c);
-    return rt_error(c, tx_Malloc3D(pitchedDevPtr, extent));
-}
+RT_LOCKED(tx_Malloc3D(pitchedDevPtr, extent))
 
 cudaError_t cudaCreateTextureObject(cudaTextureObject_t *tex, const struct cudaResourceDesc *res,
                                     const struct cudaTextureDesc *texDesc,
                                     const struct cudaResourceViewDesc *view)
-{
-    RT_ENTER(c);
-    return rt_error(c, tx_CreateTextureObject(tex, res, texDesc, view));
-}
+RT_LOCKED(tx_CreateTextureObject(tex, res, texDesc, view))
 
 cudaError_t cudaDestroyTextureObject(cudaTextureObject_t tex)
-{
-    RT_ENTER(c);
-    return rt_error(c, tx_DestroyTextureObject(tex));
-}
+RT_LOCKED(tx_DestroyTextureObject(tex))
 
 cudaError_t cudaGetTextureObjectResourceDesc(struct cudaResourceDesc *res, cudaTextureObject_t tex)
-{
-    RT_ENTER(c);
-    return rt_error(c, tx_GetTextureObjectResourceDesc(res, tex));
-}
+RT_LOCKED(tx_GetTextureObjectResourceDesc(res, tex))
 
 cudaError_t cudaGetTextureObjectTextureDesc(struct cudaTextureDesc *desc, cudaTextureObject_t tex)
-{
-    RT_ENTER(c);
-    return rt_error(c, tx_GetTextureObjectTextureDesc(desc, tex));
-}
+RT_LOCKED(tx_GetTextureObjectTextureDesc(desc, tex))
 
 cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t *surf, const struct cudaResourceDesc *res)
-{
-    RT_ENTER(c);
-    return rt_error(c, tx_CreateSurfaceObject(surf, res));
-}
+RT_LOCKED(tx_CreateSurfaceObject(surf, res))
 
 cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surf)
-{
-    RT_ENTER(c);
-    return rt_error(c, tx_DestroySurfaceObject(surf));
-}
+RT_LOCKED(tx_DestroySurfaceObject(surf))
 
 cudaError_t cudaBindTexture(size_t *offset, const struct textureReference *texref,
                             const void *devPtr, const struct cudaChannelFormatDesc *desc,
                             size_t size)
-{
-    RT_ENTER(c);
-    return rt_error(c, tx_BindTexture(offset, texref, devPtr, desc, size));
-}
+RT_LOCKED(tx_BindTexture(offset, texref, devPtr, desc, size))
 
 cudaError_t cudaBindTexture2D(size_t *offset, const struct textureReference *texref,
                               const void *devPtr, const struct cudaChannelFormatDesc *desc,
                               size_t width, size_t height, size_t pitch)
-{
-    RT_ENTER(c);
-    return rt_error(c, tx_BindTexture2D(offset, texref, devPtr, desc, width, height, pitch));
-}
+RT_LOCKED(tx_BindTexture2D(offset, texref, devPtr, desc, width, height, pitch))
 
 cudaError_t cudaBindTextureToArray(const struct textureReference *texref, cudaArray_const_t array,
                                    const struct cudaChannelFormatDesc *desc)
-{
-    RT_ENTER(c);
-    return rt_error(c, tx_BindTextureToArray(texref, array, desc));
-}
+RT_LOCKED(tx_BindTextureToArray(texref, array, desc))
 
 cudaError_t cudaUnbindTexture(const struct textureReference *texref)
-{
-    RT_ENTER(c);
-    return rt_error(c, tx_UnbindTexture(texref));
-}
+RT_LOCKED(tx_UnbindTexture(texref))
 
 cudaError_t cudaGetTextureAlignmentOffset(size_t *offset, const struct textureReference *texref)
-{
-    RT_ENTER(c);
-    return rt_error(c, tx_GetTextureAlignmentOffset(offset, texref));
-}
+RT_LOCKED(tx_GetTextureAlignmentOffset(offset, texref))
 
 cudaError_t cudaBindSurfaceToArray(const struct surfaceReference *surfref, cudaArray_const_t array,
                                    const struct cudaChannelFormatDesc *desc)
-{
-    RT_ENTER(c);
-    return rt_error(c, tx_BindSurfaceToArray(surfref, array, desc));
-}
+RT_LOCKED(tx_BindSurfaceToArray(surfref, array, desc))

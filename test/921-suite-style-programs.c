@@ -7,26 +7,14 @@
  * timing and in functional mode, at -O2 and -O0.
  */
 #include <criterion/criterion.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "xtest.h"
 
-static void both_modes(const char *name, const char *opt)
-{
-    const char *exe = xt_compile_e2e(name, opt);
-    xt_expect_pass(exe, "");
-    char *out = NULL;
-    int rc = xt_runf(&out, "XGPU_MODE=functional %s", exe);
-    cr_assert_eq(rc, 0, "%s %s, functional mode, exited %d:\n%s", name, opt, rc, out);
-    cr_expect(strstr(out, "PASS"), "%s %s, functional mode:\n%s", name, opt, out);
-    free(out);
-}
-
 #define SUITE(name)                                                     \
-    Test(suite_style, name##_O2) { both_modes("suite_" #name, ""); }    \
-    Test(suite_style, name##_O0) { both_modes("suite_" #name, "-O0"); }
+    Test(suite_style, name##_O2) { xt_expect_pass_both_modes("suite_" #name, ""); }    \
+    Test(suite_style, name##_O0) { xt_expect_pass_both_modes("suite_" #name, "-O0"); }
 
 SUITE(polybench)
 SUITE(rodinia)

@@ -6,25 +6,13 @@
  * them (objdump's assembly says `managed`).
  */
 #include <criterion/criterion.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "xtest.h"
 
-static void both_modes(const char *name, const char *opt)
-{
-    const char *exe = xt_compile_e2e(name, opt);
-    xt_expect_pass(exe, "");
-    char *out = NULL;
-    int rc = xt_runf(&out, "XGPU_MODE=functional %s", exe);
-    cr_assert_eq(rc, 0, "%s %s, functional mode, exited %d:\n%s", name, opt, rc, out);
-    cr_expect(strstr(out, "PASS"), "%s %s, functional mode:\n%s", name, opt, out);
-    free(out);
-}
-
-Test(managed_vars, end_to_end_O2) { both_modes("rt_managed_vars", "-O2"); }
-Test(managed_vars, end_to_end_O0) { both_modes("rt_managed_vars", "-O0"); }
+Test(managed_vars, end_to_end_O2) { xt_expect_pass_both_modes("rt_managed_vars", "-O2"); }
+Test(managed_vars, end_to_end_O0) { xt_expect_pass_both_modes("rt_managed_vars", "-O0"); }
 
 Test(managed_vars, marked_in_the_device_binary)
 {

@@ -173,10 +173,7 @@ static LLVMValueRef strip_casts(LLVMValueRef v)
     return v;
 }
 
-/* Whether g carries __managed__: the header spells it annotate("xgpu.managed"), which
- * clang records in llvm.global.annotations (clang itself implements managed for HIP
- * only). */
-static int is_managed(LLVMModuleRef m, LLVMValueRef g)
+int lower_annotated(LLVMModuleRef m, LLVMValueRef g, const char *text)
 {
     LLVMValueRef ann = LLVMGetNamedGlobal(m, "llvm.global.annotations");
     LLVMValueRef arr = ann ? LLVMGetInitializer(ann) : NULL;
@@ -187,11 +184,11 @@ static int is_managed(LLVMModuleRef m, LLVMValueRef g)
             strip_casts(LLVMGetOperand(e, 0)) != g)
             continue;
         LLVMValueRef str = strip_casts(LLVMGetOperand(e, 1));
-        LLVMValueRef text = str && LLVMIsAGlobalVariable(str) ? LLVMGetInitializer(str) : NULL;
-        size_t len = 0;
-        const char *s = text && LLVMIsAConstantDataSequential(text) ? LLVMGetAsString(text, &len)
+        LLVMValueRef init = str && LLVMIsAGlobalVariable(str) ? LLVMGetInitializer(str) : NULL;
+        size_t len = 0, want = strlen(text);
+        const char *s = init && LLVMIsAConstantDataSequential(init) ? LLVMGetAsString(init, &len)
                                                                     : NULL;
-        if (s && len >= 12 && !memcmp(s, "xgpu.managed", 12))
+        if (s && len >= want && !memcmp(s, text, want) && (len == want || !s[want]))
             return 1;
     }
     return 0;
@@ -215,7 +212,7 @@ int lower_globals(MModule *mm, LLVMModuleRef m, const char *src, LowerGlobals *o
             rc = -1;
             continue;
         }
-        if (is_managed(m, g)) {
+        if (lower_annotated(m, g, XGPU_MANAGED_ANNOTATION)) {
             if (as == 4)
                 rc = lower_diag(src, g, "'%s' cannot be both __constant__ and __managed__",
                                 vname(g));

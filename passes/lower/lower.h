@@ -67,6 +67,11 @@ int lower_diag(const char *src, LLVMValueRef at, const char *fmt, ...)
  * convention). *out is malloc'ed; returns the count. */
 uint32_t lower_kernels(LLVMModuleRef m, LLVMValueRef **out);
 int lower_is_kernel(LLVMValueRef *kernels, uint32_t n, LLVMValueRef fn);
+/* Whether llvm.global.annotations gives g the annotation text (annotate("...")). The
+ * headers spell __managed__ as __device__ plus this annotation (clang implements managed
+ * for HIP only). */
+#define XGPU_MANAGED_ANNOTATION "xgpu.managed"
+int lower_annotated(LLVMModuleRef m, LLVMValueRef g, const char *text);
 /* A kernel's __launch_bounds__ from nvvm.annotations: maxntid{x,y,z} (their product) and
  * minctasm; 0 where absent. */
 void lower_launch_bounds(LLVMModuleRef m, LLVMValueRef fn, uint32_t *max_threads,

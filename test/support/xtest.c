@@ -171,3 +171,14 @@ void xt_expect_pass(const char *path, const char *args)
     cr_assert(out && strstr(out, "PASS"), "%s %s:\n%s", path, args, out);
     free(out);
 }
+
+void xt_expect_pass_both_modes(const char *name, const char *opt)
+{
+    const char *exe = xt_compile_e2e(name, opt);
+    xt_expect_pass(exe, "");
+    char *out = NULL;
+    int rc = xt_runf(&out, "XGPU_MODE=functional %s", exe);
+    cr_assert_eq(rc, 0, "%s %s, functional mode, exited %d:\n%s", name, opt, rc, out);
+    cr_assert(out && strstr(out, "PASS"), "%s %s, functional mode:\n%s", name, opt, out);
+    free(out);
+}

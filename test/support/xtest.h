@@ -33,6 +33,10 @@ const char *xt_compile_e2e(const char *name, const char *opt);
  * and prints PASS. */
 void xt_expect_pass(const char *path, const char *args);
 
+/* Compiles test/e2e/NAME.cu with opt (xt_compile_e2e) and expects PASS from it in the
+ * default (timing) mode and with XGPU_MODE=functional. */
+void xt_expect_pass_both_modes(const char *name, const char *opt);
+
 /* clang's wrapper around an embedded fat binary, as __cudaRegisterFatBinary receives it. */
 typedef struct XtFatWrapper {
     int magic, version; /* 0x466243b1, 1 */
