@@ -2,8 +2,9 @@
  * 391-budget-limits.c - limits that keep a launch from running or allocating without
  * bound: the per-mode "auto" instruction budget (emu.max_warp_insns), its message, a
  * 2^31-1-block grid that the budget stops like a loop, the 512 KiB per-thread limit of
- * local memory, and the progress line forced with XGPU_PROGRESS=1 when stderr is not a
- * terminal.
+ * local memory, the progress line forced with XGPU_PROGRESS=1 when stderr is not a
+ * terminal, and the functional mode's interleaving of resident warps (emu.quantum), which
+ * shares the budget's checkpoint.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -45,6 +46,7 @@ Test(budget_auto, resolves_per_mode)
 }
 
 /* The message names the kernel, the key, its value and how to raise it. */
+static void expect_timeout(const char *mode, EmuDim3 grid, const char *src, uint64_t budget);
 static void expect_timeout(const char *mode, EmuDim3 grid, const char *src, uint64_t budget)
 {
     char set[64];
@@ -158,4 +160,82 @@ Test(progress, forced_lines_when_stderr_is_not_a_terminal)
 Test(progress, forced_lines_in_timing_mode)
 {
     expect_progress("timing", "15000000");
+}
+
+/* --- interleaving (emu.quantum) ----------------------------------------------------- */
+
+static char *races(const char *mode, const char *set, const char *which)
+{
+    static const char *exe;
+    if (!exe)
+        exe = xt_compile_e2e("emu_races", "");
+    char *out = NULL;
+    int rc = xt_runf(&out, "XGPU_MODE=%s XGPU_SET='%s' %s %s 2>&1", mode, set, exe, which);
+    cr_expect_eq(rc, 0, "%s %s %s: %s", mode, set, which, out);
+    return out;
+}
+
+static void expect_races(const char *mode, const char *set, const char *inc, const char *peek)
+{
+    char *a = races(mode, set, "inc"), *b = races(mode, set, "peek");
+    cr_expect(strstr(a, inc) != NULL, "%s %s: %s", mode, set, a);
+    cr_expect(strstr(b, peek) != NULL, "%s %s: %s", mode, set, b);
+    free(a);
+    free(b);
+}
+
+Test(quantum, racy_programs_interleave_like_timing_mode)
+{
+    expect_races("timing", "", "inc: 8\n", "peek: 512\n");
+    expect_races("functional", "emu.quantum=16", "inc: 8\n", "peek: 512\n");
+    expect_races("functional", "emu.quantum=1", "inc: 8\n", "peek: 512\n");
+    /* 0, the default: one CTA at a time, each warp until it blocks */
+    expect_races("functional", "", "inc: 64\n", "peek: 256\n");
+    expect_races("functional", "emu.quantum=0", "inc: 64\n", "peek: 256\n");
+}
+
+/* Every thread of 4 CTAs of 64 increments a counter 5 times without an atomic (the lanes
+ * of a warp store the same value) and adds its %clock to a second one: the result depends
+ * on the interleaving, and must be the same every run. */
+static const char *race_src =
+    ".kernel k\n.param 8\n  ld.param.u64 r2, [0]\n  mov.u32 r4, 0\n"
+    "loop:\n  ld.global.u32 r6, [r2]\n  add.u32 r6, r6, 1\n  st.global.u32 [r2], r6\n"
+    "  add.u32 r4, r4, 1\n  set.lt.u32 r7, r4, 5\n  brc r7, loop, done\n"
+    "done:\n  s2r r8, %clock\n  atom.global.add.u32 r9, [r2+4], r8\n  exit\n";
+
+static void race_once(const char *set, uint32_t out[2], uint64_t *insns)
+{
+    EmuDevice *d = dev_with(set, "functional");
+    EmuModule *m = t_load(d, race_src);
+    uint64_t buf;
+    cr_assert_eq(emu_malloc(d, 8, &buf), EMU_OK);
+    emu_memset(d, buf, 0, 8);
+    EmuLaunchStats st;
+    cr_assert_eq(emu_launch(d, m, 0, DIM(4, 1, 1), DIM(64, 1, 1), 0, &buf, 8, &st, NULL), EMU_OK);
+    emu_copy_from_device(d, out, buf, 8);
+    *insns = st.warp_instructions;
+    emu_destroy(d);
+}
+
+Test(quantum, deterministic_and_budget_exact)
+{
+    const char *sets[] = {"emu.quantum=1", "emu.quantum=3", "emu.quantum=16", "emu.quantum=0"};
+    uint32_t first0 = 0;
+    for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
+        uint32_t a[2], b[2];
+        uint64_t ia, ib;
+        race_once(sets[i], a, &ia);
+        race_once(sets[i], b, &ib);
+        cr_expect(a[0] == b[0] && a[1] == b[1] && ia == ib, "%s: %u/%u vs %u/%u", sets[i], a[0],
+                  a[1], b[0], b[1]);
+        if (i == 0)
+            first0 = a[0];
+        if (i == 3)
+            cr_expect_eq(a[0], 40, "quantum 0: 4 CTAs x 2 warps x 5 turns in a row: %u",
+                         a[0]);
+    }
+    cr_expect_lt(first0, 40, "quantum 1 interleaves the warps: %u", first0);
+    /* the budget still stops at exactly its count when warps take turns */
+    expect_timeout("functional", DIM(3, 1, 1), ".kernel k\nloop:\n  nop\n  bra loop\n  exit\n",
+                   12345);
 }

@@ -119,6 +119,10 @@ struct EmuExec {
                            * the budget, or earlier for the progress line */
     uint64_t ctas, ctas_done; /* CTAs of the grid, and finished (functional progress) */
     int progress;         /* functional mode: a progress line is wanted */
+    uint64_t next_progress; /* winsns of the next progress call */
+    uint64_t quantum;     /* functional mode: emu.quantum (0: a warp runs until it blocks) */
+    uint64_t slice_end;   /* winsns at which the running warp's quantum ends */
+    int yield;            /* the running warp's quantum is over */
     /* last global allocation hit (valid for the whole launch: nothing is freed during one) */
     uint64_t gbase, gsize;
     uint8_t *ghost;
@@ -185,7 +189,8 @@ int emu_mem_fault(EmuExec *x, const EmuWarp *w, uint64_t a, unsigned size, unsig
 void emu_memcheck_end(const EmuExec *x);
 
 /* launch.c: x->winsns reached x->stop. Returns 1 when that is the budget (the caller
- * reports the timeout with emu_exec_timeout), else moves x->stop on (progress). */
+ * reports the timeout with emu_exec_timeout), else prints progress when due, sets
+ * x->yield when the running warp's quantum is over, and moves x->stop on. */
 int emu_exec_checkpoint(EmuExec *x);
 /* Fills the timeout fault: "kernel K exceeded emu.max_warp_insns = N ...". */
 void emu_exec_timeout(EmuExec *x, unsigned lane);

@@ -4,14 +4,22 @@
  * launch is handed to the timing model (timing/gpu.c), which steps warps one
  * instruction at a time (step.c) through the same handlers.
  *
- * Functional mode runs one CTA at a time, CTAs in x-fastest order. Within a CTA the
- * warps are visited round-robin; each runs until it reaches a barrier or finishes. When
- * no warp can run, the CTA's barrier is released or a deadlock reported (cta.c).
+ * Functional mode, emu.quantum = 0 (the default): one CTA at a time, CTAs in x-fastest
+ * order; within a CTA the warps are visited round-robin, each runs until it reaches a
+ * barrier or finishes. emu.quantum = q > 0: as many CTAs as the device holds (per SM as
+ * the timing model's CTA scheduler counts, times gpu.sm_count) are resident in slots;
+ * the slots take turns in slot order, and in its CTA's turn each running warp runs q
+ * warp instructions (or until it blocks), so racy programs interleave as on a GPU; a
+ * finished CTA's slot takes the next CTA of the grid. Either way, when no warp of a CTA
+ * can run, its barrier is released or a deadlock reported (cta.c), and the order is
+ * fixed: the same launch gives the same results.
  * Shared memory, local memory and registers start zeroed in every CTA.
  *
  * The warp loop keeps the running SIMT entry's pc, mask and rpc in locals and runs
  * straight-line code with one indirect call per instruction; control instructions and
- * reaching the entry's reconvergence pc go through exec_ctrl.c. The per-launch budget of
+ * reaching the entry's reconvergence pc go through exec_ctrl.c. One compare per
+ * instruction, winsns == stop, serves the budget, the end of a quantum and the progress
+ * line (emu_exec_checkpoint). The per-launch budget of
  * warp instructions (emu.max_warp_insns) ends runaway kernels with
  * EMU_ERR_LAUNCH_TIMEOUT (the message lists the warps as for a deadlock, so a warp
  * spinning while others wait at a barrier shows). Counters are plain increments: warp
@@ -41,21 +49,38 @@ int emu_exec_fault(EmuExec *x, EmuStatus s, unsigned lane, uint64_t addr, const 
     return EXEC_FAULT;
 }
 
-/* The next checkpoint: the budget, or the next progress call when there is a line. */
+/* The next checkpoint after winsns: the budget, the end of the running warp's quantum,
+ * the next progress call; each of them is > winsns when this is called. */
 static uint64_t next_stop(const EmuExec *x)
 {
-    if (!x->progress || x->budget - x->winsns <= EMU_PROGRESS_STEP)
-        return x->budget;
-    return x->winsns + EMU_PROGRESS_STEP;
+    uint64_t stop = x->budget;
+    if (x->slice_end > x->winsns && x->slice_end < stop)
+        stop = x->slice_end;
+    if (x->progress && x->next_progress < stop)
+        stop = x->next_progress;
+    return stop;
 }
 
 int emu_exec_checkpoint(EmuExec *x)
 {
     if (x->winsns >= x->budget)
         return 1;
-    emu_progress(x->dev, 0, x->winsns, x->ctas_done, x->ctas);
+    if (x->progress && x->winsns >= x->next_progress) {
+        emu_progress(x->dev, 0, x->winsns, x->ctas_done, x->ctas);
+        x->next_progress = x->winsns + EMU_PROGRESS_STEP;
+    }
+    if (x->winsns >= x->slice_end)
+        x->yield = 1;
     x->stop = next_stop(x);
     return 0;
+}
+
+/* The running warp gets emu.quantum warp instructions (functional mode; 0: unlimited). */
+static void slice_begin(EmuExec *x)
+{
+    x->yield = 0;
+    x->slice_end = x->quantum ? x->winsns + x->quantum : UINT64_MAX;
+    x->stop = next_stop(x);
 }
 
 void emu_exec_timeout(EmuExec *x, unsigned lane)
@@ -79,12 +104,13 @@ static EmuStatus warp_run_profiled(EmuExec *x, EmuCta *c, EmuWarp *w)
     EmuStep st;
     for (;;) {
         EmuStatus s = emu_warp_step(x, c, w, 0, &st);
-        if (s || w->state != EW_RUN)
+        if (s || w->state != EW_RUN || x->yield)
             return s;
     }
 }
 
-/* Runs warp w until it waits at a barrier, finishes, or faults (returns the status). */
+/* Runs warp w until it waits at a barrier, finishes, faults (returns the status) or its
+ * quantum ends (x->yield; still EW_RUN, its pc saved). */
 static EmuStatus warp_run(EmuExec *x, EmuCta *c, EmuWarp *w)
 {
     if (__builtin_expect(w->prof != NULL, 0))
@@ -100,10 +126,14 @@ static EmuStatus warp_run(EmuExec *x, EmuCta *c, EmuWarp *w)
             if (__builtin_expect(pc >= count, 0))
                 return emu_exec_fault(x, EMU_ERR_LAUNCH_FAILURE, low_lane(mask), 0,
                                       "execution ran past the end of the kernel"), x->fstatus;
-            if (__builtin_expect(x->winsns == x->stop, 0) && emu_exec_checkpoint(x)) {
-                top->pc = pc;
-                emu_exec_timeout(x, low_lane(mask));
-                return x->fstatus;
+            if (__builtin_expect(x->winsns == x->stop, 0)) {
+                int budget = emu_exec_checkpoint(x);
+                if (budget || x->yield) {
+                    top->pc = pc;
+                    if (budget)
+                        emu_exec_timeout(x, low_lane(mask));
+                    return budget ? x->fstatus : EMU_OK;
+                }
             }
             in = &code[pc];
             x->winsns++;
@@ -135,31 +165,33 @@ static EmuStatus warp_run(EmuExec *x, EmuCta *c, EmuWarp *w)
     }
 }
 
-/* Runs one CTA; on a fault *fw is the faulting warp. */
-static EmuStatus cta_run(EmuExec *x, EmuCta *c, EmuDim3 ctaid, EmuWarp **fw)
+/* One turn of a resident CTA: each running warp runs its quantum (or until it blocks);
+ * when none could run, the CTA's barrier is released or a deadlock reported. *finished:
+ * every warp has exited. On a fault *fw is the faulting warp. */
+static EmuStatus cta_turn(EmuExec *x, EmuCta *c, EmuWarp **fw, int *finished)
 {
-    emu_cta_start(x, c, ctaid);
-    for (;;) {
-        int ran = 0, released;
-        for (uint32_t i = 0; i < x->nwarps; i++) {
-            EmuWarp *w = &c->warps[i];
-            if (w->state != EW_RUN)
-                continue;
-            ran = 1;
-            EmuStatus s = warp_run(x, c, w);
-            if (s) {
-                *fw = w;
-                if (s == EMU_ERR_LAUNCH_TIMEOUT)
-                    emu_cta_describe(x, c, w, x->fmsg, sizeof x->fmsg);
-                return s;
-            }
-        }
-        if (ran)
+    int ran = 0, released;
+    *finished = 0;
+    emu_exec_bind(x, c);
+    for (uint32_t i = 0; i < x->nwarps; i++) {
+        EmuWarp *w = &c->warps[i];
+        if (w->state != EW_RUN)
             continue;
-        EmuStatus s = emu_cta_sync(x, c, fw, &released);
-        if (s || !released)
+        ran = 1;
+        slice_begin(x);
+        EmuStatus s = warp_run(x, c, w);
+        if (s) {
+            *fw = w;
+            if (s == EMU_ERR_LAUNCH_TIMEOUT)
+                emu_cta_describe(x, c, w, x->fmsg, sizeof x->fmsg);
             return s;
+        }
     }
+    if (ran)
+        return EMU_OK;
+    EmuStatus s = emu_cta_sync(x, c, fw, &released);
+    *finished = !s && !released;
+    return s;
 }
 
 /* --- validation and setup ------------------------------------------------------------- */
@@ -278,24 +310,69 @@ static uint64_t emulated_ns(const EmuDevice *d, uint64_t winsns)
     return (uint64_t)(((unsigned __int128)cycles * 1000000u + khz - 1) / khz);
 }
 
-/* Runs every CTA of the grid, one at a time in the same buffers; fills *fault. */
+static EmuDim3 cta_id(const EmuExec *x, uint64_t i)
+{
+    return (EmuDim3){(uint32_t)(i % x->grid.x), (uint32_t)(i / x->grid.x % x->grid.y),
+                     (uint32_t)(i / x->grid.x / x->grid.y)};
+}
+
+/* CTAs resident at once with emu.quantum > 0: what the device holds, SM by SM, as the
+ * timing model's CTA scheduler computes it (threads, registers, shared memory,
+ * core.max_ctas_per_sm); one with emu.quantum = 0. */
+static uint64_t resident_ctas(const EmuDevice *d, const XKernel *k, const EmuExec *x)
+{
+    const EmuConfig *c = &d->cfg;
+    if (!x->quantum)
+        return 1;
+    uint64_t per_sm = c->core_max_ctas_per_sm, threads = (uint64_t)x->nwarps * XGPU_WARP_SIZE;
+    uint64_t regs = (uint64_t)k->nregs * threads;
+    if (c->gpu_max_threads_per_sm / threads < per_sm)
+        per_sm = c->gpu_max_threads_per_sm / threads;
+    if (regs && c->gpu_regs_per_sm / regs < per_sm)
+        per_sm = c->gpu_regs_per_sm / regs;
+    if (x->shared_size && c->gpu_shared_per_sm / x->shared_size < per_sm)
+        per_sm = c->gpu_shared_per_sm / x->shared_size;
+    uint64_t n = (per_sm ? per_sm : 1) * c->gpu_sm_count;
+    return n < x->ctas ? n : x->ctas;
+}
+
+/* Runs the grid: up to resident_ctas CTAs at once, in slots that take the next CTA in
+ * grid order (x fastest) when theirs finishes; the slots take turns in slot order. Fills
+ * *fault. */
 static EmuStatus grid_run(EmuExec *x, const EmuModule *m, const XKernel *k, uint32_t nrows,
                           EmuFault *fault)
 {
-    EmuCta c;
+    uint64_t nres = resident_ctas(m->dev, k, x), next = 0, live = 0;
+    EmuCta *res = calloc(nres, sizeof *res);
     EmuWarp *fw = NULL;
-    EmuStatus s = emu_cta_alloc(&c, x, nrows);
+    EmuStatus s = res ? EMU_OK : EMU_ERR_OUT_OF_MEMORY;
+    for (uint64_t i = 0; i < nres && !s; i++, next++, live++)
+        if (!(s = emu_cta_alloc(&res[i], x, nrows)))
+            emu_cta_start(x, &res[i], cta_id(x, next));
     if (s)
-        snprintf(fault->message, sizeof fault->message, "out of host memory for a CTA of %u "
-                 "threads (%llu bytes of local memory each)", c.nthreads,
-                 (unsigned long long)x->local_size);
-    for (uint32_t z = 0; z < x->grid.z && !s; z++)
-        for (uint32_t y = 0; y < x->grid.y && !s; y++)
-            for (uint32_t cx = 0; cx < x->grid.x && !s; cx++, x->ctas_done++)
-                s = cta_run(x, &c, (EmuDim3){cx, y, z}, &fw);
+        snprintf(fault->message, sizeof fault->message, "out of host memory for %llu CTAs of %u "
+                 "threads (%llu bytes of local memory each)", (unsigned long long)nres,
+                 x->nwarps * XGPU_WARP_SIZE, (unsigned long long)x->local_size);
+    while (!s && live) {
+        for (uint64_t i = 0; i < nres && !s; i++) {
+            EmuCta *c = &res[i];
+            int finished;
+            if (!c->warps || (s = cta_turn(x, c, &fw, &finished)) || !finished)
+                continue;
+            x->ctas_done++;
+            if (next < x->ctas) {
+                emu_cta_start(x, c, cta_id(x, next++));
+            } else {
+                emu_cta_free(c, x);
+                live--;
+            }
+        }
+    }
     if (s && fw)
         emu_fill_fault(fault, x, m, k, fw);
-    emu_cta_free(&c, x);
+    for (uint64_t i = 0; res && i < nres; i++)
+        emu_cta_free(&res[i], x);
+    free(res);
     return s;
 }
 
@@ -334,7 +411,9 @@ EmuStatus emu_launch(EmuDevice *d, EmuModule *m, int kernel, EmuDim3 grid, EmuDi
                  .pf = &d->printf_fifo, .budget = emu_config_budget(&d->cfg),
                  .memcheck = memcheck_mode(&d->cfg),
                  .ctas = (uint64_t)grid.x * grid.y * grid.z,
-                 .progress = !timing && emu_progress_wanted(d)};
+                 .progress = !timing && emu_progress_wanted(d),
+                 .next_progress = EMU_PROGRESS_STEP, .slice_end = UINT64_MAX,
+                 .quantum = timing ? 0 : d->cfg.emu_quantum};
     x.stop = next_stop(&x);
     uint32_t nthreads = block.x * block.y * block.z;
     x.nwarps = (nthreads + XGPU_WARP_SIZE - 1) / XGPU_WARP_SIZE;
