@@ -18,7 +18,8 @@
  *      vector loads and stores the optimizer formed are split into element accesses;
  *   4. report any call left to a non-intrinsic function other than the declarations isel
  *      knows (vprintf, the math library's __xgpu_* functions), delete non-kernel functions;
- *   5. contract `contract` multiply-add pairs into fma (fma.c), as NVIDIA's backend does;
+ *   5. contract `contract` multiply-add pairs into fma (fma.c), as NVIDIA's backend does,
+ *      and expand the arithmetic-with-overflow intrinsics (overflow.c);
  *   6. split phis of struct type whose every use is an extractvalue into one phi per field
  *      (LLVM sinks the extractvalues of calls made on two paths, e.g. a wmma load whose
  *      layout is chosen at run time, below a phi of the whole result; isel keeps no
@@ -582,8 +583,10 @@ int xgpu_prepare(LLVMModuleRef m, const XgpuLowerOptions *o, const char *src)
     }
     for (uint32_t i = 0; i < nk && !rc; i++)
         rc = check_calls(kernels[i], src);
-    if (!rc)
+    if (!rc) {
         xgpu_contract_fma(m);
+        xgpu_expand_overflow(m);
+    }
     if (!rc)
         delete_device_functions(m, kernels, nk);
     for (uint32_t i = 0; i < nk && !rc; i++)

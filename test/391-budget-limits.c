@@ -189,8 +189,8 @@ Test(quantum, racy_programs_interleave_like_timing_mode)
     expect_races("timing", "", "inc: 8\n", "peek: 512\n");
     expect_races("functional", "emu.quantum=16", "inc: 8\n", "peek: 512\n");
     expect_races("functional", "emu.quantum=1", "inc: 8\n", "peek: 512\n");
-    /* 0, the default: one CTA at a time, each warp until it blocks */
-    expect_races("functional", "", "inc: 64\n", "peek: 256\n");
+    expect_races("functional", "", "inc: 8\n", "peek: 512\n"); /* the default, 16 */
+    /* 0: one CTA at a time, each warp until it blocks */
     expect_races("functional", "emu.quantum=0", "inc: 64\n", "peek: 256\n");
 }
 

@@ -1,7 +1,8 @@
 /*
  * 920-unseen-programs: CUDA programs that are not samples (test/e2e/NAME.cu: 2D grids, many
  * launches, device functions, 64-bit and double arithmetic, structs by value, device
- * tables, mixed integer widths, unstructured control flow, register pressure) compile with
+ * tables, mixed integer widths, unstructured control flow, register pressure, overflow-checked
+ * and saturating arithmetic) compile with
  * xgpu-cc at -O0 and -O2 (and a few other settings) and print PASS on the emulator.
  */
 #include <criterion/criterion.h>
@@ -26,6 +27,7 @@ E2E(int64_devfn)
 E2E(stencil_iter)
 E2E(mixed_types)
 E2E(control_flow)
+E2E(arith_overflow)
 
 Test(unseen, control_flow_O3_8_registers) { compile_and_run("control_flow", "-O3 --max-regs=8"); }
 Test(unseen, api_templates_O2) { compile_and_run("api_templates", "-O2"); }

@@ -132,6 +132,37 @@ static int minmax(Isel *s, LLVMValueRef call, int a)
     return 0;
 }
 
+/* Saturating add and subtract (arg: 0 uadd, 1 usub, 2 sadd, 3 ssub). Unsigned:
+ * a - min(a, b) and min(a, ~b) + b in the value's width; signed (up to 32 bits): the exact
+ * result in 64 bits, clamped to the width's range. */
+static int satop(Isel *s, LLVMValueRef call, int a)
+{
+    unsigned w = res_width(call);
+    if (check_int(s, call, w))
+        return -1;
+    if (a >= 2 && w == 64)
+        return isel_fail(s, "64-bit signed saturating arithmetic is not supported");
+    MReg x = iarg(s, call, 0, a >= 2), y = iarg(s, call, 1, a >= 2), d;
+    XType t = itype(w, 0);
+    if (a == 1) {
+        d = isel_op2(s, XOP_sub, t, isel_op2(s, XOP_max, t, x, y), y);
+    } else if (a == 0) {
+        int64_t ones = w >= 64 ? -1 : (int64_t)((1ull << w) - 1);
+        d = isel_op2(s, XOP_add, t, isel_op2(s, XOP_min, t, x, isel_op2i(s, XOP_xor, t, y, ones)),
+                     y);
+    } else {
+        MReg x64 = isel_cvt(s, XT_S64, XT_S32, x), y64 = isel_cvt(s, XT_S64, XT_S32, y);
+        MReg r = isel_op2(s, a == 2 ? XOP_add : XOP_sub, XT_S64, x64, y64);
+        int64_t hi = (int64_t)((1ull << (w - 1)) - 1), lo = -hi - 1;
+        r = isel_op2(s, XOP_min, XT_S64, isel_op2i(s, XOP_max, XT_S64, r, lo), isel_movi(s, XT_S64, hi));
+        d = isel_cvt(s, XT_S32, XT_S64, r);
+        if (w < 32)
+            d = isel_trunc(s, d, w);
+    }
+    isel_bind(s, call, d);
+    return 0;
+}
+
 static int iabs(Isel *s, LLVMValueRef call, int a)
 {
     (void)a;
@@ -314,6 +345,10 @@ static const IntrinRule rules[] = {
     {"llvm.umax", minmax, XOP_max},
     {"llvm.smin", minmax, XOP_min | 0x100},
     {"llvm.smax", minmax, XOP_max | 0x100},
+    {"llvm.uadd.sat", satop, 0},
+    {"llvm.usub.sat", satop, 1},
+    {"llvm.sadd.sat", satop, 2},
+    {"llvm.ssub.sat", satop, 3},
     {"llvm.abs", iabs, 0},
     {"llvm.ctpop", ctpop, 0},
     {"llvm.ctlz", ctlz, 0},

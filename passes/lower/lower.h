@@ -54,6 +54,8 @@ int xgpu_prepare(LLVMModuleRef m, const XgpuLowerOptions *o, const char *src); /
 /* fma.c: fuses `contract` fmul + fadd/fsub pairs into llvm.fma; returns whether it changed
  * anything. */
 int xgpu_contract_fma(LLVMModuleRef m);
+/* overflow.c: llvm.*.with.overflow calls become plain arithmetic and a test. */
+int xgpu_expand_overflow(LLVMModuleRef m);
 MModule *xgpu_isel_module(LLVMModuleRef m, const char *src);                   /* isel_module.c */
 /* Parse + prepare + isel: the MIR of every kernel, before any backend pass (for tests).
  * Returns NULL after printing diagnostics. */
