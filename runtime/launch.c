@@ -111,59 +111,11 @@ static cudaError_t rt_marshal(const XKernel *k, void **args, uint8_t *buf)
     return cudaSuccess;
 }
 
-/* The access kind and size, when the emulator's message names them ("load of 4 bytes"). */
-static void rt_fault_access(const EmuFault *f, char *buf, size_t n)
+/* A guest fault on stderr in the style of compute-sanitizer (the emulator writes the
+ * report, naming the memory space and the access), then the API call that reports it. */
+static void rt_report_fault(const EmuFault *f, cudaError_t e)
 {
-    const char *m = f->message;
-    const char *kind = strstr(m, "store") || strstr(m, "write") ? "write"
-                       : strstr(m, "atomic")                    ? "atomic"
-                       : strstr(m, "load") || strstr(m, "read") ? "read"
-                                                                : NULL;
-    const char *space = strstr(m, "shared") ? "__shared__" : strstr(m, "local") ? "__local__"
-                                                                                : "__global__";
-    unsigned size = 0;
-    const char *of = strstr(m, " of ");
-    if (of)
-        sscanf(of, " of %u byte", &size);
-    if (kind && size)
-        snprintf(buf, n, "Invalid %s %s of size %u bytes", space, kind, size);
-    else if (kind)
-        snprintf(buf, n, "Invalid %s %s", space, kind);
-    else
-        snprintf(buf, n, "Invalid address access");
-}
-
-static void rt_fault_title(const EmuFault *f, char *buf, size_t n)
-{
-    switch (f->status) {
-    case EMU_ERR_ILLEGAL_ADDRESS: rt_fault_access(f, buf, n); break;
-    case EMU_ERR_MISALIGNED: rt_fault_access(f, buf, n); break;
-    case EMU_ERR_LAUNCH_TIMEOUT:
-        snprintf(buf, n, "Kernel timed out (instruction budget exhausted)");
-        break;
-    case EMU_ERR_DEADLOCK: snprintf(buf, n, "Barrier deadlock"); break;
-    default: snprintf(buf, n, "Launch failure"); break;
-    }
-}
-
-/* One block on stderr in the style of compute-sanitizer. */
-static void rt_report_fault(const EmuFault *f, const char *kernel, cudaError_t e)
-{
-    char title[160];
-    rt_fault_title(f, title, sizeof title);
-    const char *name = f->kernel[0] ? f->kernel : kernel;
-    fprintf(stderr, "========= %s\n", title);
-    if (f->file && f->line)
-        fprintf(stderr, "=========     at %s+pc %" PRIu32 " (%s:%" PRIu32 ")\n", name, f->pc,
-                f->file, f->line);
-    else
-        fprintf(stderr, "=========     at %s+pc %" PRIu32 "\n", name, f->pc);
-    fprintf(stderr, "=========     by thread (%u,%u,%u) in block (%u,%u,%u)\n", f->thread.x,
-            f->thread.y, f->thread.z, f->block.x, f->block.y, f->block.z);
-    if (f->status == EMU_ERR_ILLEGAL_ADDRESS || f->status == EMU_ERR_MISALIGNED)
-        fprintf(stderr, "=========     Address 0x%" PRIx64 ": %s\n", f->address, f->message);
-    else if (f->message[0])
-        fprintf(stderr, "=========     %s\n", f->message);
+    emu_fault_print(stderr, f, NULL);
     fprintf(stderr, "========= Program hit %s (error %d) due to \"%s\" on CUDA API call to "
             "cudaLaunchKernel.\n", cudaGetErrorName(e), (int)e, cudaGetErrorString(e));
 }
@@ -200,8 +152,12 @@ static cudaError_t rt_run(RtContext *c, EmuDevice *dev, RtFatbin *fb, RtFunc *fn
     e = rt_from_emu(s);
     if (rt_is_fault(s)) {
         fault.status = s;
-        rt_report_fault(&fault, fn->name, e);
+        if (!fault.kernel[0])
+            snprintf(fault.kernel, sizeof fault.kernel, "%s", fn->name);
+        rt_report_fault(&fault, e);
         c->sticky = e;
+    } else if (fault.message[0]) { /* a launch the emulator refused, and why */
+        fprintf(stderr, "xgpu: kernel %s: %s\n", fn->name, fault.message);
     }
     return e;
 }
