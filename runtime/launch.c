@@ -162,28 +162,57 @@ static cudaError_t rt_run(RtContext *c, EmuDevice *dev, RtFatbin *fb, RtFunc *fn
     return e;
 }
 
-cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args,
-                             size_t sharedMem, cudaStream_t stream)
+/* A launch of the kernel behind host stub func (the caller holds the lock). *fn is the
+ * kernel when it was found. */
+static cudaError_t rt_launch(RtContext *c, const void *func, dim3 grid, dim3 block, void **args,
+                             size_t shared, cudaStream_t stream, RtFatbin **fb, RtFunc **fn)
 {
-    RT_ENTER(c);
     EmuDevice *dev;
-    RtFatbin *fb;
-    RtFunc *fn;
     cudaError_t e = rt_device(c, &dev);
     if (e == cudaSuccess && !rt_stream_ok(c, stream))
         e = cudaErrorInvalidResourceHandle;
     if (e == cudaSuccess)
-        e = rt_kernel_of(c, func, &fb, &fn);
+        e = rt_kernel_of(c, func, fb, fn);
     if (e == cudaSuccess)
         rt_ldesc_launch(c, func);
     if (e == cudaSuccess)
-        e = rt_run(c, dev, fb, fn, gridDim, blockDim, args, sharedMem);
-    return rt_error(c, e);
+        e = rt_run(c, dev, *fb, *fn, grid, block, args, shared);
+    return e;
 }
 
-/* Grid-wide synchronization (cooperative groups) is not emulated. */
+cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args,
+                             size_t sharedMem, cudaStream_t stream)
+{
+    RT_ENTER(c);
+    RtFatbin *fb = NULL;
+    RtFunc *fn = NULL;
+    return rt_error(c, rt_launch(c, func, gridDim, blockDim, args, sharedMem, stream, &fb, &fn));
+}
+
+/* Whether the kernel has a grid-wide barrier (gsync). */
+static int rt_grid_sync(const RtFatbin *fb, const RtFunc *fn)
+{
+    const XGpubin *g = fb && fb->mod && fn && fn->kernel >= 0 ? emu_module_bin(fb->mod) : NULL;
+    const XKernel *k = g ? &g->kernels[fn->kernel] : NULL;
+    for (uint32_t pc = 0; k && pc < k->code_count; pc++)
+        if (g->text[k->code_start + pc].op == XOP_gsync)
+            return 1;
+    return 0;
+}
+
+/* A launch whose blocks may synchronize grid-wide (cooperative groups' this_grid().sync(),
+ * the gsync instruction): every block must be resident at once. The emulator checks that
+ * for every kernel with a grid barrier; here its refusal is CUDA's
+ * cudaErrorCooperativeLaunchTooLarge (a plain launch reports it as
+ * cudaErrorLaunchOutOfResources). */
 cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blockDim,
                                         void **args, size_t sharedMem, cudaStream_t stream)
 {
-    return rt_unsupported("cudaLaunchCooperativeKernel");
+    RT_ENTER(c);
+    RtFatbin *fb = NULL;
+    RtFunc *fn = NULL;
+    cudaError_t e = rt_launch(c, func, gridDim, blockDim, args, sharedMem, stream, &fb, &fn);
+    if (e == cudaErrorLaunchOutOfResources && rt_grid_sync(fb, fn))
+        e = cudaErrorCooperativeLaunchTooLarge;
+    return rt_error(c, e);
 }

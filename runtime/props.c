@@ -75,7 +75,7 @@ void rt_fill_props(struct cudaDeviceProp *d, const EmuProps *p)
     d->localL1CacheSupported = 1;
     d->singleToDoublePrecisionPerfRatio = 1; /* the emulator computes both alike */
     d->streamPrioritiesSupported = 0;
-    d->cooperativeLaunch = 0;
+    d->cooperativeLaunch = 1; /* cudaLaunchCooperativeKernel, grid-wide barriers */
     d->hostRegisterSupported = 1; /* accepted as a no-op */
 }
 

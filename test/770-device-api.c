@@ -83,7 +83,7 @@ Test(device_api, properties_follow_the_configuration, .init = setup_overrides)
     cr_assert_eq(p.canMapHostMemory, 0);
     cr_assert_eq(p.concurrentKernels, 0);
     cr_assert_eq(p.asyncEngineCount, 0);
-    cr_assert_eq(p.cooperativeLaunch, 0);
+    cr_assert_eq(p.cooperativeLaunch, 1);
     cr_assert_eq(p.managedMemory, 1);
     cr_assert_eq(p.l2CacheSize, 0);
     cr_assert_eq(cudaGetDeviceProperties(NULL, 0), cudaErrorInvalidValue);

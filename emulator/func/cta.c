@@ -14,7 +14,10 @@
  * barred with the same reduction; warps that exited do not count); otherwise nothing can
  * ever progress and the launch ends with EMU_ERR_DEADLOCK, whose message lists the warps
  * (ids, pc, what they wait for). Releasing a barred barrier writes the reduction of the
- * predicates of every thread that arrived into each of them.
+ * predicates of every thread that arrived into each of them. The grid barrier (gsync,
+ * id EMU_GRID_BAR) is not released by its CTA: a CTA whose unfinished warps all wait at
+ * it is counted as waiting, and the launch (functional: launch.c; timing: timing/sm.c)
+ * releases every such CTA once no CTA of the grid that has not finished is elsewhere.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +67,7 @@ void emu_cta_start(EmuExec *x, EmuCta *c, EmuDim3 ctaid)
             memset(c->local + (size_t)t * x->local_size, 0, c->local_hwm);
     c->local_hwm = 0;
     c->ctaid = ctaid;
+    c->grid_wait = 0;
     for (uint32_t i = 0; i < x->nwarps; i++) {
         EmuWarp *w = &c->warps[i];
         uint32_t left = c->nthreads - i * XGPU_WARP_SIZE;
@@ -150,6 +154,11 @@ EmuStatus emu_cta_sync(EmuExec *x, EmuCta *c, EmuWarp **fw, int *released)
     }
     if (!last)
         return EMU_OK;
+    if (!barrier_conflict(x, c) && last->bar_id == EMU_GRID_BAR) {
+        if (!c->grid_wait) /* released with the whole grid (emu_grid_release) */
+            c->grid_wait = 1, x->grid_waiting++;
+        return EMU_OK;
+    }
     if (barrier_conflict(x, c)) {
         *fw = last;
         emu_exec_bind(x, c);
@@ -163,12 +172,23 @@ EmuStatus emu_cta_sync(EmuExec *x, EmuCta *c, EmuWarp **fw, int *released)
     return EMU_OK;
 }
 
+void emu_grid_release(EmuExec *x, EmuCta *c)
+{
+    if (!c->grid_wait)
+        return;
+    barrier_release(x, c);
+    c->grid_wait = 0;
+    x->grid_waiting--;
+}
+
 /* What warp w is doing, for deadlock and budget messages. */
 static void warp_doing(const EmuWarp *w, const EmuWarp *running, char *buf, size_t n)
 {
     if (w->state == EW_BARRIER && w->bar_red)
         snprintf(buf, n, "wait at barred.%s %u", xisa_red_names[(w->bar_red - 1) % XRED_COUNT],
                  w->bar_id);
+    else if (w->state == EW_BARRIER && w->bar_id == EMU_GRID_BAR)
+        snprintf(buf, n, "wait at the grid barrier");
     else if (w->state == EW_BARRIER)
         snprintf(buf, n, "wait at bar %u", w->bar_id);
     else

@@ -141,6 +141,8 @@ struct EmuExec {
      * such an access reads (zeroed each time) and writes (dropped) */
     uint32_t memcheck;
     uint64_t bad_accesses;
+    /* the grid barrier: CTAs waiting at it (EmuCta.grid_wait) */
+    uint64_t grid_waiting;
     uint8_t scratch[16];
     /* fault being reported (space, access: EmuSpace, EmuAccess of a memory fault) */
     EmuStatus fstatus;
@@ -212,6 +214,7 @@ void emu_simt_settle(EmuWarp *w);
 EmuStatus emu_exec_ctrl(EmuExec *x, EmuWarp *w, const EmuInsn *in, uint32_t pc, uint32_t mask);
 
 #define EMU_BARRIERS 16 /* barrier ids 0..15 */
+#define EMU_GRID_BAR EMU_BARRIERS /* gsync's: the grid-wide barrier */
 
 /* --- CTAs and single steps (cta.c, step.c) --------------------------------------------
  * A CTA's execution state: its warps, registers, shared and local memory. Functional
@@ -228,7 +231,19 @@ typedef struct EmuCta {
     uint64_t local_hwm;     /* bytes of each thread's frame that may be non-zero */
     EmuDim3 ctaid;
     uint32_t smid;          /* timing mode: the SM it runs on */
+    uint32_t grid_wait;     /* every unfinished warp waits at the grid barrier */
 } EmuCta;
+
+/* The grid barrier: CTAs whose warps all wait at it are counted in x->grid_waiting
+ * (emu_cta_sync); once every CTA of the grid that has not finished waits, the launch
+ * releases each (emu_grid_release). */
+void emu_grid_release(EmuExec *x, EmuCta *c);
+/* CTAs of kernel k the device holds at once (the timing model's CTA scheduler's rule:
+ * threads, registers, shared memory, core.max_ctas_per_sm, per SM, times the SMs). A
+ * kernel with a grid barrier may not have more (the co-residency a cooperative launch
+ * needs). */
+uint64_t emu_grid_capacity(const struct EmuDevice *d, const XKernel *k, uint32_t nwarps,
+                           uint64_t shared);
 
 EmuStatus emu_cta_alloc(EmuCta *c, const EmuExec *x, uint32_t nrows);
 void emu_cta_free(EmuCta *c, const EmuExec *x);

@@ -108,6 +108,15 @@ int emu_pick_bar(const XInsn *xi, EmuInsn *o)
     return pick_kind(o, EK_BAR);
 }
 
+/* The grid barrier is a barrier of its own id, EMU_GRID_BAR, that no CTA releases alone. */
+int emu_pick_gsync(const XInsn *xi, EmuInsn *o)
+{
+    if (xi->imm)
+        return -1;
+    o->imm = EMU_GRID_BAR;
+    return pick_kind(o, EK_BAR);
+}
+
 int emu_pick_barred(const XInsn *xi, EmuInsn *o)
 {
     if (xi->imm < 0 || xi->imm >= EMU_BARRIERS || xi->sub >= XRED_COUNT)

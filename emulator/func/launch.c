@@ -190,7 +190,7 @@ static EmuStatus cta_turn(EmuExec *x, EmuCta *c, EmuWarp **fw, int *finished)
     if (ran)
         return EMU_OK;
     EmuStatus s = emu_cta_sync(x, c, fw, &released);
-    *finished = !s && !released;
+    *finished = !s && !released && !c->grid_wait;
     return s;
 }
 
@@ -316,24 +316,49 @@ static EmuDim3 cta_id(const EmuExec *x, uint64_t i)
                      (uint32_t)(i / x->grid.x / x->grid.y)};
 }
 
-/* CTAs resident at once with emu.quantum > 0: what the device holds, SM by SM, as the
- * timing model's CTA scheduler computes it (threads, registers, shared memory,
- * core.max_ctas_per_sm); one with emu.quantum = 0. */
-static uint64_t resident_ctas(const EmuDevice *d, const XKernel *k, const EmuExec *x)
+uint64_t emu_grid_capacity(const EmuDevice *d, const XKernel *k, uint32_t nwarps,
+                           uint64_t shared)
 {
     const EmuConfig *c = &d->cfg;
-    if (!x->quantum)
-        return 1;
-    uint64_t per_sm = c->core_max_ctas_per_sm, threads = (uint64_t)x->nwarps * XGPU_WARP_SIZE;
+    uint64_t per_sm = c->core_max_ctas_per_sm, threads = (uint64_t)nwarps * XGPU_WARP_SIZE;
     uint64_t regs = (uint64_t)k->nregs * threads;
     if (c->gpu_max_threads_per_sm / threads < per_sm)
         per_sm = c->gpu_max_threads_per_sm / threads;
     if (regs && c->gpu_regs_per_sm / regs < per_sm)
         per_sm = c->gpu_regs_per_sm / regs;
-    if (x->shared_size && c->gpu_shared_per_sm / x->shared_size < per_sm)
-        per_sm = c->gpu_shared_per_sm / x->shared_size;
-    uint64_t n = (per_sm ? per_sm : 1) * c->gpu_sm_count;
+    if (shared && c->gpu_shared_per_sm / shared < per_sm)
+        per_sm = c->gpu_shared_per_sm / shared;
+    return (per_sm ? per_sm : 1) * c->gpu_sm_count;
+}
+
+/* CTAs resident at once with emu.quantum > 0, or in a kernel with a grid barrier: what
+ * the device holds (emu_grid_capacity); one otherwise. */
+static uint64_t resident_ctas(const EmuDevice *d, const XKernel *k, const EmuExec *x,
+                              int grid_sync)
+{
+    if (!x->quantum && !grid_sync)
+        return 1;
+    uint64_t n = emu_grid_capacity(d, k, x->nwarps, x->shared_size);
     return n < x->ctas ? n : x->ctas;
+}
+
+/* Whether kernel k has a grid barrier. */
+static int has_grid_sync(const XGpubin *g, const XKernel *k)
+{
+    for (uint32_t pc = 0; pc < k->code_count; pc++)
+        if (g->text[k->code_start + pc].op == XOP_gsync)
+            return 1;
+    return 0;
+}
+
+/* The grid barrier, once every live CTA waits at it: all are released. */
+static void grid_release(EmuExec *x, EmuCta *res, uint64_t nres, uint64_t live)
+{
+    if (!live || x->grid_waiting != live)
+        return;
+    for (uint64_t i = 0; i < nres; i++)
+        if (res[i].warps)
+            emu_grid_release(x, &res[i]);
 }
 
 /* Runs the grid: up to resident_ctas CTAs at once, in slots that take the next CTA in
@@ -342,7 +367,7 @@ static uint64_t resident_ctas(const EmuDevice *d, const XKernel *k, const EmuExe
 static EmuStatus grid_run(EmuExec *x, const EmuModule *m, const XKernel *k, uint32_t nrows,
                           EmuFault *fault)
 {
-    uint64_t nres = resident_ctas(m->dev, k, x), next = 0, live = 0;
+    uint64_t nres = resident_ctas(m->dev, k, x, has_grid_sync(m->bin, k)), next = 0, live = 0;
     EmuCta *res = calloc(nres, sizeof *res);
     EmuWarp *fw = NULL;
     EmuStatus s = res ? EMU_OK : EMU_ERR_OUT_OF_MEMORY;
@@ -367,6 +392,8 @@ static EmuStatus grid_run(EmuExec *x, const EmuModule *m, const XKernel *k, uint
                 live--;
             }
         }
+        if (!s)
+            grid_release(x, res, nres, live); /* every CTA is resident (emu_launch checks) */
     }
     if (s && fw)
         emu_fill_fault(fault, x, m, k, fw);
@@ -417,6 +444,16 @@ EmuStatus emu_launch(EmuDevice *d, EmuModule *m, int kernel, EmuDim3 grid, EmuDi
     x.stop = next_stop(&x);
     uint32_t nthreads = block.x * block.y * block.z;
     x.nwarps = (nthreads + XGPU_WARP_SIZE - 1) / XGPU_WARP_SIZE;
+    uint64_t cap = emu_grid_capacity(d, k, x.nwarps, x.shared_size);
+    if (has_grid_sync(m->bin, k) && x.ctas > cap) {
+        snprintf(fault->message, sizeof fault->message, "its grid-wide barrier needs all %llu "
+                 "blocks resident at once, and at most %llu fit (a cooperative launch's limit)",
+                 (unsigned long long)x.ctas, (unsigned long long)cap);
+        st.status = fault->status = EMU_ERR_OUT_OF_RESOURCES;
+        if (stats)
+            *stats = st;
+        return EMU_ERR_OUT_OF_RESOURCES;
+    }
     x.reuse = emu_reuse_begin(d, m, kernel, grid, x.nwarps);
     double t0 = now_seconds();
     TmCounters ctr;

@@ -127,6 +127,8 @@ void tm_sm_free(TmSm *sm)
 
 /* --- CTAs ------------------------------------------------------------------------------- */
 
+static void grid_barrier_check(TmSm *by, Cycle now);
+
 int tm_sm_fits(const TmSm *sm)
 {
     const TmGpu *g = sm->gpu;
@@ -208,6 +210,7 @@ void tm_sm_warp_done(TmSm *sm, uint16_t slot)
     sm->shared_used -= g->cta_shared;
     g->cta_finished = 1;
     g->ctas_done++;
+    grid_barrier_check(sm, g->now);
 }
 
 /* --- issue ------------------------------------------------------------------------------ */
@@ -226,6 +229,49 @@ static uint64_t *stall_counter(TmCounters *c, unsigned cause)
     }
 }
 
+/* CTA t's released warps issue from the next cycle. */
+static void barrier_wake(TmSm *sm, TmCta *t, Cycle now)
+{
+    sm->ctr->barrier_releases++;
+    for (uint32_t i = 0; i < sm->nsc; i++)
+        sm->sc[i].issue_wake = 0;
+    for (uint32_t i = 0; i < sm->gpu->x->nwarps; i++) {
+        TmWarp *w = &sm->warp[t->slot[i]];
+        if (w->fw && w->fw->state == EW_RUN && w->ready_at <= now)
+            w->ready_at = now + 1;
+    }
+}
+
+/* The grid barrier: once every CTA of the grid that has not finished waits at it (all are
+ * resident: emu_launch refuses a grid the device cannot hold), all are released, by SM
+ * `by` during its tick. Another SM may be asleep: it is settled first, and woken for this
+ * cycle when its tick comes after by's, else for the next, so that its counters are the
+ * same as when it never sleeps (idle skipping stays exact). */
+static void grid_barrier_check(TmSm *by, Cycle now)
+{
+    TmGpu *g = by->gpu;
+    if (!g->x->grid_waiting || g->x->grid_waiting + g->ctas_done != g->ncta)
+        return;
+    for (uint32_t i = 0; i < g->nsm; i++) {
+        TmSm *sm = g->sm[i];
+        int woken = 0;
+        for (uint32_t j = 0; j < sm->cfg->core_max_ctas_per_sm; j++) {
+            TmCta *t = &sm->cta[j];
+            if (!t->live || !t->c.grid_wait)
+                continue;
+            if (!woken && sm != by)
+                tm_sm_settle(sm);
+            woken = 1;
+            emu_grid_release(g->x, &t->c);
+            barrier_wake(sm, t, now);
+        }
+        if (woken && sm != by) {
+            Cycle at = sm->id > by->id ? now : now + 1;
+            sm->wake = sm->wake < at ? sm->wake : at;
+        }
+    }
+}
+
 /* After warp w of CTA t stopped running (barrier, exit): release the barrier if all
  * arrived; the released warps issue from the next cycle. */
 static void barrier_check(TmSm *sm, TmCta *t, Cycle now)
@@ -238,16 +284,10 @@ static void barrier_check(TmSm *sm, TmCta *t, Cycle now)
         g->status = s, g->fw = fw, g->fcta = &t->c;
         return;
     }
-    if (!released)
-        return;
-    sm->ctr->barrier_releases++;
-    for (uint32_t i = 0; i < sm->nsc; i++)
-        sm->sc[i].issue_wake = 0;
-    for (uint32_t i = 0; i < g->x->nwarps; i++) {
-        TmWarp *w = &sm->warp[t->slot[i]];
-        if (w->fw && w->fw->state == EW_RUN && w->ready_at <= now)
-            w->ready_at = now + 1;
-    }
+    if (released)
+        barrier_wake(sm, t, now);
+    else if (t->c.grid_wait)
+        grid_barrier_check(sm, now);
 }
 
 /* Issues the instruction at warp slot's pc (checks passed); ocu is -1 for control. */

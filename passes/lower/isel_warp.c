@@ -300,7 +300,8 @@ static int xgpu_math_of(const char *name, int *is_float)
 int lower_known_external(const char *name)
 {
     int f;
-    return !strcmp(name, "vprintf") || xgpu_math_of(name, &f) >= 0;
+    return !strcmp(name, "vprintf") || !strcmp(name, "__xgpu_grid_sync") ||
+           xgpu_math_of(name, &f) >= 0;
 }
 
 static int sel_vprintf(Isel *s, LLVMValueRef call)
@@ -321,6 +322,10 @@ int isel_known_call(Isel *s, LLVMValueRef call, const char *name)
 {
     if (!strcmp(name, "vprintf"))
         return sel_vprintf(s, call);
+    if (!strcmp(name, "__xgpu_grid_sync")) { /* cooperative_groups.h: this_grid().sync() */
+        isel_emit(s, XOP_gsync, XT_NONE);
+        return 0;
+    }
     int is_float;
     int fn = xgpu_math_of(name, &is_float);
     if (fn < 0)
