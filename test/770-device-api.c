@@ -262,13 +262,15 @@ Test(device_api, launch_resource_errors_are_not_sticky, .init = setup)
                  cudaSuccess);
     cr_assert_eq(launch(stub_fat, 1, 32, 512), cudaErrorInvalidValue, "above the attribute");
     cr_assert_eq(launch(stub_fat, 1, 32, 256), cudaSuccess);
-    FILE *devnull = freopen("/dev/null", "w", stderr); /* the unsupported call's note */
-    cr_assert_not_null(devnull);
+    /* a cooperative launch checks its configuration like any other */
     cr_assert_eq(cudaLaunchCooperativeKernel((const void *)stub_thin, (dim3){1, 1, 1},
-                                             (dim3){32, 1, 1}, NULL, 0, 0),
-                 cudaErrorNotSupported);
-    cr_assert_eq(cudaGetLastError(), cudaErrorNotSupported);
+                                             (dim3){2048, 1, 1}, NULL, 0, 0),
+                 cudaErrorInvalidConfiguration);
+    cr_assert_eq(cudaGetLastError(), cudaErrorInvalidConfiguration);
     cr_assert_eq(cudaGetLastError(), cudaSuccess);
+    cr_assert_eq(cudaLaunchCooperativeKernel((const void *)stub_thin, (dim3){2, 1, 1},
+                                             (dim3){32, 1, 1}, NULL, 0, 0),
+                 cudaSuccess);
     cr_assert_eq(launch(stub_thin, 4, 64, 0), cudaSuccess);
     cr_assert_eq(cudaDeviceSynchronize(), cudaSuccess);
 }
