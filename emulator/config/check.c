@@ -38,6 +38,7 @@ static const CfgRange cfg_ranges[] = {
     {"gpu.clock_khz",               1,   MAX_U32,     0, NULL},
     {"gpu.issue_width",             1,   MAX_U32,     0, NULL},
     {"emu.printf_fifo_bytes",       1,   MAX_U64,     0, NULL},
+    {"emu.its_spin",                1,   1u << 31,    0, NULL},
     {"core.subcores",               1,   64,          0, NULL},
     {"core.max_ctas_per_sm",        1,   1024,        0, NULL},
     {"core.sched_active",           1,   MAX_U32,     0, NULL},

@@ -66,6 +66,7 @@ typedef struct EmuKernelCode {
 /* One SIMT stack entry: lanes `mask` run from pc until pc == rpc. */
 typedef struct EmuSimt {
     uint32_t pc, rpc, mask;
+    uint32_t spins; /* emu.simt = its: backward branches in a row (exec_ctrl.c) */
 } EmuSimt;
 
 typedef enum EmuWarpState { EW_RUN, EW_BARRIER, EW_DONE } EmuWarpState;
@@ -141,6 +142,9 @@ struct EmuExec {
      * such an access reads (zeroed each time) and writes (dropped) */
     uint32_t memcheck;
     uint64_t bad_accesses;
+    /* emu.simt = its: a divergent path that branched backward emu.its_spin times in a row
+     * yields (exec_ctrl.c); 0 with ipdom */
+    uint32_t its_spin;
     /* the grid barrier: CTAs waiting at it (EmuCta.grid_wait) */
     uint64_t grid_waiting;
     uint8_t scratch[16];

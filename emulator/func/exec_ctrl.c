@@ -19,6 +19,7 @@
  * branch on which all active lanes agree does not push either.
  */
 #include <stdlib.h>
+#include <string.h>
 #include "func/exec.h"
 
 #define SIMT_MAX_DEPTH (1u << 20)
@@ -35,7 +36,7 @@ int emu_simt_push(EmuWarp *w, uint32_t pc, uint32_t rpc, uint32_t mask)
         w->stack = s;
         w->cap = cap;
     }
-    w->stack[w->depth++] = (EmuSimt){pc, rpc, mask};
+    w->stack[w->depth++] = (EmuSimt){pc, rpc, mask, 0};
     return 0;
 }
 
@@ -75,7 +76,7 @@ int emu_simt_brc(EmuWarp *w, const EmuInsn *in)
     }
     uint32_t fall = mask & ~taken;
     if (top->rpc == in->reconv) {
-        *top = (EmuSimt){in->target, in->reconv, taken};
+        *top = (EmuSimt){in->target, in->reconv, taken, 0};
     } else {
         top->pc = in->reconv;
         if (emu_simt_push(w, in->target, in->reconv, taken))
@@ -124,9 +125,55 @@ int emu_pick_barred(const XInsn *xi, EmuInsn *o)
     return pick_kind(o, EK_BARRED);
 }
 
+/* Independent thread scheduling (emu.simt = its). Threads are not guaranteed to
+ * reconverge, and none may starve another: a lane spinning on a lock that another lane of
+ * its warp holds must let the holder run to its release. Paths reconverge as with ipdom
+ * until the running path has branched backward emu.its_spin times in a row (a loop that
+ * has not ended); then it yields:
+ *   - to its sibling, the other side of the same divergent branch (the entry below with
+ *     the same reconvergence pc): the two trade places;
+ *   - else, when lanes of the reconvergence entry below already wait at the
+ *     reconvergence pc, those lanes run on from there as a path of their own, and the
+ *     running paths give up that reconvergence point for the next one (the reconvergence
+ *     entry's own): they meet again there, or at exit.
+ * The counter restarts whenever the path is created or yields. Below the threshold
+ * nothing differs from ipdom (same order, same statistics); above it the order changes,
+ * and after a release the separated lanes issue the code between the two reconvergence
+ * points as separate paths (docs/emulator.md). */
+static void simt_yield(EmuWarp *w)
+{
+    EmuSimt *s = w->stack;
+    uint32_t d = w->depth, top = d - 1, r = s[top].rpc, base = top;
+    while (base > 0 && s[base - 1].rpc == r && s[base - 1].mask && s[base - 1].pc != r)
+        base--; /* s[base..top]: the running path and its siblings */
+    s[top].spins = 0;
+    if (base < top) { /* the sibling below runs next */
+        EmuSimt t = s[top];
+        s[top] = s[top - 1];
+        s[top - 1] = t;
+        return;
+    }
+    if (base == 0 || s[base - 1].pc != r)
+        return;
+    EmuSimt *b = &s[base - 1]; /* the reconvergence entry: its other lanes wait at r */
+    uint32_t running = 0;
+    for (uint32_t i = base; i <= top; i++)
+        running |= s[i].mask;
+    uint32_t waiting = b->mask & ~running, outer = b->rpc;
+    for (uint32_t i = base; i <= top; i++)
+        s[i].rpc = outer;
+    memmove(b, b + 1, (size_t)(top - base + 1) * sizeof *b);
+    if (waiting)
+        s[top] = (EmuSimt){r, outer, waiting, 0};
+    else
+        w->depth--;
+    emu_simt_settle(w);
+}
+
 EmuStatus emu_exec_ctrl(EmuExec *x, EmuWarp *w, const EmuInsn *in, uint32_t pc, uint32_t mask)
 {
     EmuSimt *top = &w->stack[w->depth - 1];
+    uint32_t depth = w->depth;
     switch (in->kind) {
     case EK_BRA:
         top->pc = in->target;
@@ -151,5 +198,9 @@ EmuStatus emu_exec_ctrl(EmuExec *x, EmuWarp *w, const EmuInsn *in, uint32_t pc, 
         return emu_exec_fault(x, EMU_ERR_LAUNCH_FAILURE, (mask ? (unsigned)__builtin_ctz(mask) : 0), 0, "trap executed"),
                x->fstatus;
     }
+    /* its: the same path (no split, no pop) went backward */
+    EmuSimt *now = w->depth == depth ? &w->stack[depth - 1] : NULL;
+    if (x->its_spin && now && now->mask == mask && now->pc <= pc && ++now->spins >= x->its_spin)
+        simt_yield(w);
     return EMU_OK;
 }

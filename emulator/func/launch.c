@@ -437,6 +437,7 @@ EmuStatus emu_launch(EmuDevice *d, EmuModule *m, int kernel, EmuDim3 grid, EmuDi
                  .grid = grid, .block = block, .sm_count = d->props.sm_count,
                  .pf = &d->printf_fifo, .budget = emu_config_budget(&d->cfg),
                  .memcheck = memcheck_mode(&d->cfg),
+                 .its_spin = strcmp(d->cfg.emu_simt, "its") ? 0 : (uint32_t)d->cfg.emu_its_spin,
                  .ctas = (uint64_t)grid.x * grid.y * grid.z,
                  .progress = !timing && emu_progress_wanted(d),
                  .next_progress = EMU_PROGRESS_STEP, .slice_end = UINT64_MAX,
