@@ -232,7 +232,7 @@ static int op_untyped(unsigned op)
     switch (op) {
     case XOP_nop: case XOP_s2r: case XOP_cvta: case XOP_gaddr: case XOP_bra: case XOP_brc:
     case XOP_exit: case XOP_bar: case XOP_membar: case XOP_trap: case XOP_hmma:
-    case XOP_gsync: return 1;
+    case XOP_gsync: case XOP_wsync: return 1;
     default: return 0;
     }
 }

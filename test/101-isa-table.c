@@ -94,7 +94,7 @@ static XInsn default_insn(unsigned op)
         in.src[i] = (uint8_t)(4 + 2 * i);
     int untyped = op == XOP_nop || op == XOP_s2r || op == XOP_cvta || op == XOP_gaddr ||
                   op == XOP_bra || op == XOP_brc || op == XOP_exit || op == XOP_bar ||
-                  op == XOP_gsync ||
+                  op == XOP_gsync || op == XOP_wsync ||
                   op == XOP_membar || op == XOP_trap || op == XOP_shfl || op == XOP_vote ||
                   op == XOP_actmask || op == XOP_barred || op == XOP_prmt ||
                   op == XOP_vprintf || op == XOP_hmma;

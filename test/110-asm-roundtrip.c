@@ -120,6 +120,7 @@ static const char listing[] =
     "    math2.atan2.f32 r1, r2, 0f3F800000\n"
     "    vprintf r1, r2, r4\n"
     "    gsync\n"
+    "    wsync 0xffff\n"
     "    hmma.q2.col.row.f32.f16 r8, r9, r0, r1, r2, r3, r4, rz\n"
     "    exit\n"
     "\n";

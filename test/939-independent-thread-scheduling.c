@@ -3,7 +3,8 @@
  * 7.0 and later) lets a lock held inside a warp be released (test/e2e/its_spinlock.cu
  * ends with the counter at 128 in timing and functional mode, at -O2 and -O0); with
  * emu.simt = ipdom the same program spins until the instruction budget stops it, with the
- * budget's message; the pre-Volta presets choose ipdom; and below emu.its_spin nothing
+ * budget's message; __syncwarp(mask) makes divergent paths wait for one another (ipdom:
+ * a fence only); the pre-Volta presets choose ipdom; and below emu.its_spin nothing
  * differs from ipdom (a sample's statistics are identical).
  */
 #include <criterion/criterion.h>
@@ -14,6 +15,18 @@
 
 Test(its, intra_warp_lock_O2) { xt_expect_pass_both_modes("its_spinlock", "-O2"); }
 Test(its, intra_warp_lock_O0) { xt_expect_pass_both_modes("its_spinlock", "-O0"); }
+
+/* test/e2e/its_syncwarp.cu: __syncwarp inside divergent branches orders the two halves */
+Test(its, syncwarp_across_divergent_paths_O2) { xt_expect_pass_both_modes("its_syncwarp", "-O2"); }
+Test(its, syncwarp_across_divergent_paths_O0) { xt_expect_pass_both_modes("its_syncwarp", "-O0"); }
+Test(its, syncwarp_under_ipdom_is_only_a_fence)
+{
+    char *out = NULL;
+    xt_runf(&out, "XGPU_SET=emu.simt=ipdom %s", xt_compile_e2e("its_syncwarp", "-O2"));
+    cr_expect(strstr(out, "its_syncwarp: FAIL"), "the pre-Volta stack should read too early:\n%s",
+              out);
+    free(out);
+}
 
 Test(its, ipdom_spins_until_the_budget)
 {

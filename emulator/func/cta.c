@@ -77,7 +77,7 @@ void emu_cta_start(EmuExec *x, EmuCta *c, EmuDim3 ctaid)
         w->clock = 0;
         w->prof = x->reuse ? emu_reuse_track(x, ctaid, i) : NULL;
         w->depth = 0;
-        w->stack[w->depth++] = (EmuSimt){0, UINT32_MAX, left >= 32 ? ~0u : (1u << left) - 1};
+        w->stack[w->depth++] = (EmuSimt){0, UINT32_MAX, left >= 32 ? ~0u : (1u << left) - 1, 0, 0};
     }
     emu_exec_bind(x, c);
 }

@@ -43,6 +43,7 @@ typedef enum EmuKind {
     EK_BAR,   /* block-wide barrier */
     EK_BARRED,/* block-wide barrier with a predicate reduction (barred) */
     EK_TRAP,  /* launch failure */
+    EK_WSYNC, /* warp barrier (__syncwarp) */
 } EmuKind;
 
 struct EmuInsn {
@@ -67,6 +68,7 @@ typedef struct EmuKernelCode {
 typedef struct EmuSimt {
     uint32_t pc, rpc, mask;
     uint32_t spins; /* emu.simt = its: backward branches in a row (exec_ctrl.c) */
+    uint32_t synced; /* its: the path waits at a __syncwarp (wsync) for its siblings */
 } EmuSimt;
 
 typedef enum EmuWarpState { EW_RUN, EW_BARRIER, EW_DONE } EmuWarpState;

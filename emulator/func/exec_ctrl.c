@@ -36,7 +36,7 @@ int emu_simt_push(EmuWarp *w, uint32_t pc, uint32_t rpc, uint32_t mask)
         w->stack = s;
         w->cap = cap;
     }
-    w->stack[w->depth++] = (EmuSimt){pc, rpc, mask, 0};
+    w->stack[w->depth++] = (EmuSimt){pc, rpc, mask, 0, 0};
     return 0;
 }
 
@@ -76,7 +76,7 @@ int emu_simt_brc(EmuWarp *w, const EmuInsn *in)
     }
     uint32_t fall = mask & ~taken;
     if (top->rpc == in->reconv) {
-        *top = (EmuSimt){in->target, in->reconv, taken, 0};
+        *top = (EmuSimt){in->target, in->reconv, taken, 0, 0};
     } else {
         top->pc = in->reconv;
         if (emu_simt_push(w, in->target, in->reconv, taken))
@@ -101,6 +101,7 @@ int emu_pick_bra(const XInsn *xi, EmuInsn *o) { (void)xi; return pick_kind(o, EK
 int emu_pick_brc(const XInsn *xi, EmuInsn *o) { (void)xi; return pick_kind(o, EK_BRC); }
 int emu_pick_exit(const XInsn *xi, EmuInsn *o) { (void)xi; return pick_kind(o, EK_EXIT); }
 int emu_pick_trap(const XInsn *xi, EmuInsn *o) { (void)xi; return pick_kind(o, EK_TRAP); }
+int emu_pick_wsync(const XInsn *xi, EmuInsn *o) { (void)xi; return pick_kind(o, EK_WSYNC); }
 
 int emu_pick_bar(const XInsn *xi, EmuInsn *o)
 {
@@ -164,10 +165,45 @@ static void simt_yield(EmuWarp *w)
         s[i].rpc = outer;
     memmove(b, b + 1, (size_t)(top - base + 1) * sizeof *b);
     if (waiting)
-        s[top] = (EmuSimt){r, outer, waiting, 0};
+        s[top] = (EmuSimt){r, outer, waiting, 0, 0};
     else
         w->depth--;
     emu_simt_settle(w);
+}
+
+/* __syncwarp(mask) under its: the lanes of mask that are live wait for one another.
+ * The running path goes on when every such lane is in it or in a sibling path already
+ * waiting at a wsync (those are released with it); otherwise it waits (its pc is already
+ * past the wsync) and a sibling holding some of the missing lanes runs. Lanes that are in
+ * no sibling path (waiting at the reconvergence point, or exited) are not waited for: the
+ * stack reconverges them anyway before the code that follows. Under ipdom it is a fence. */
+static void simt_wsync(const EmuExec *x, EmuWarp *w, const EmuInsn *in, uint32_t mask)
+{
+    EmuSimt *s = w->stack;
+    uint32_t top = w->depth - 1, base = top, r = s[top].rpc;
+    uint32_t want = (in->flags & XF_IMM) ? (uint32_t)in->imm : w->r[in->s0][__builtin_ctz(mask)];
+    if (!x->its_spin)
+        return;
+    while (base > 0 && s[base - 1].rpc == r && s[base - 1].mask && s[base - 1].pc != r)
+        base--;
+    uint32_t have = mask, waiting = 0;
+    int wake = -1;
+    for (uint32_t i = base; i < top; i++) {
+        if (s[i].synced)
+            have |= s[i].mask & want;
+        else if ((s[i].mask & want) && wake < 0)
+            wake = (int)i;
+    }
+    waiting = want & ~have;
+    if (!waiting || wake < 0) { /* everyone is here (or cannot come): all go on */
+        for (uint32_t i = base; i < top; i++)
+            s[i].synced = 0;
+        return;
+    }
+    s[top].synced = 1;
+    EmuSimt t = s[top];
+    s[top] = s[wake];
+    s[wake] = t;
 }
 
 EmuStatus emu_exec_ctrl(EmuExec *x, EmuWarp *w, const EmuInsn *in, uint32_t pc, uint32_t mask)
@@ -187,6 +223,11 @@ EmuStatus emu_exec_ctrl(EmuExec *x, EmuWarp *w, const EmuInsn *in, uint32_t pc, 
     case EK_EXIT:
         emu_simt_exit(w, mask);
         break;
+    case EK_WSYNC:
+        top->pc = pc + 1;
+        simt_wsync(x, w, in, mask);
+        emu_simt_settle(w);
+        return EMU_OK;
     case EK_BAR:
     case EK_BARRED:
         emu_bar_arrive(w, in, pc, mask);

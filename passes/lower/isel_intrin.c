@@ -68,6 +68,24 @@ static int barrier(Isel *s, LLVMValueRef call, int with_id)
     return 0;
 }
 
+/* __syncwarp(mask): wsync with the mask as a register or an immediate. */
+static int warpsync(Isel *s, LLVMValueRef call, int a)
+{
+    (void)a;
+    LLVMValueRef m = arg(call, 0);
+    MInsn *in;
+    if (LLVMIsAConstantInt(m)) {
+        in = isel_emit(s, XOP_wsync, XT_NONE);
+        in->x.flags = XF_IMM;
+        in->x.imm = (int64_t)(uint32_t)LLVMConstIntGetZExtValue(m);
+    } else {
+        MReg r = isel_val(s, m);
+        in = isel_emit(s, XOP_wsync, XT_NONE);
+        in->src[0] = r;
+    }
+    return 0;
+}
+
 static int membar(Isel *s, LLVMValueRef call, int scope)
 {
     (void)call;
@@ -332,6 +350,7 @@ static const IntrinRule rules[] = {
     {"llvm.nvvm.barrier.sync", barrier, 1},
     {"llvm.nvvm.bar.sync", barrier, 1},
     {"llvm.nvvm.membar.cta", membar, XSCOPE_CTA},
+    {"llvm.nvvm.bar.warp.sync", warpsync, 0},
     {"llvm.nvvm.membar.gl", membar, XSCOPE_GL},
     {"llvm.nvvm.membar.sys", membar, XSCOPE_SYS},
     {"llvm.trap", trap, 0},

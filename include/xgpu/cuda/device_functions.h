@@ -55,8 +55,9 @@ namespace std { using ::memcpy; using ::memset; }
 XGPU_DDEV void __threadfence_block(void) { __nvvm_membar_cta(); }
 XGPU_DDEV void __threadfence(void) { __nvvm_membar_gl(); }
 XGPU_DDEV void __threadfence_system(void) { __nvvm_membar_sys(); }
-/* Warps run in lockstep and reconverge at post-dominators: a warp barrier is a fence. */
-XGPU_DDEV void __syncwarp(unsigned int mask = 0xffffffffu) { (void)mask; __nvvm_membar_cta(); }
+/* A warp barrier (the wsync instruction): with independent thread scheduling the lanes of
+ * mask wait for one another; it also orders their memory accesses (docs/emulator.md). */
+XGPU_DDEV void __syncwarp(unsigned int mask = 0xffffffffu) { __nvvm_bar_warp_sync(mask); }
 XGPU_DDEV int __syncthreads_count(int pred) { return __nvvm_bar0_popc(pred); }
 XGPU_DDEV int __syncthreads_and(int pred) { return __nvvm_bar0_and(pred); }
 XGPU_DDEV int __syncthreads_or(int pred) { return __nvvm_bar0_or(pred); }
