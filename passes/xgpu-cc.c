@@ -1,7 +1,7 @@
 /*
  * xgpu-cc - the compiler driver.
  *
- * For each CUDA source it runs five steps (DESIGN.md §1):
+ * For each CUDA source it runs five steps (docs/cli.md):
  *   1. clang -x cuda --cuda-device-only -emit-llvm   -> device bitcode (nvptx64)
  *   2. xgpu_lower_file (in process, passes/lower)      -> fat container (XFatHeader + gpubin)
  *   3. clang -x cuda --cuda-host-only with -fcuda-include-gpubinary <fatbin> -emit-llvm

@@ -132,7 +132,7 @@ EmuStatus emu_create(EmuDevice **out, char *err, size_t errlen);
 void emu_destroy(EmuDevice *d);
 const EmuProps *emu_props(const EmuDevice *d);
 
-/* Memento reuse profiling (SPEC.md §1.6; XGPU_REUSE_PROFILE=FILE in the runtime): from
+/* Memento reuse profiling (docs/hints.md; XGPU_REUSE_PROFILE=FILE in the runtime): from
  * now on the first warps of each kernel (emu.reuse_profile_warps) record the dynamic
  * reuse distance of every operand; emu_reuse_profile_write writes the near/far counts
  * to path (format: emulator/func/reuse_prof.c), which xgpu-cc --reuse-profile reads.

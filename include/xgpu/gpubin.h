@@ -93,10 +93,11 @@ typedef struct XLine {
     uint32_t line; /* 0 = unknown */
 } XLine;
 
-/* A Zorua phase specifier (SPEC.md §4.1, §4.4): from kernel-relative pc on, the kernel's
- * warps need `regs` registers per thread and the CTA `shared` bytes of static shared
- * memory (plus the launch's dynamic shared memory when XPHASE_DYNAMIC is set), until
- * the next record of the same kernel. Records are sorted by (kernel, pc), one per pc. */
+/* A Zorua phase specifier (Vijaykumar et al., MICRO 2016; docs/hints.md): from
+ * kernel-relative pc on, the kernel's warps need `regs` registers per thread and the CTA
+ * `shared` bytes of static shared memory (plus the launch's dynamic shared memory when
+ * XPHASE_DYNAMIC is set), until the next record of the same kernel. Records are sorted by
+ * (kernel, pc), one per pc. */
 typedef struct XPhase {
     uint32_t kernel; /* index into kernels */
     uint32_t pc;     /* kernel-relative: the first instruction of the phase */
@@ -130,7 +131,7 @@ typedef struct XGpubin {
     uint32_t nfiles;
     XLine *lines;
     uint32_t nlines;
-    /* Memento reuse bits (SPEC.md §1.6), one byte per text instruction (XREUSE_*), or
+    /* Memento reuse bits (docs/hints.md), one byte per text instruction (XREUSE_*), or
      * NULL when the module has none. */
     const uint8_t *reuse;
     uint32_t reuse_rthld;  /* the near/far threshold they were computed with */

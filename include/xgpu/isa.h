@@ -289,7 +289,7 @@ XUnit xisa_insn_unit(const XInsn *in, int *is_f64);
  * are 32-bit; its d1 and s5 are used only for an f32 D and C. */
 unsigned xisa_operand_regs(const XInsn *in, int dst, unsigned i);
 
-/* Memento reuse bits (SPEC.md §1.6): one byte per instruction; bit XREUSE_SRC(i) or
+/* Memento reuse bits (docs/hints.md): one byte per instruction; bit XREUSE_SRC(i) or
  * XREUSE_DST(i) set means that operand's value is read again within RTHLD instructions
  * of the warp (near); clear means far, never reused, or not a register. */
 #define XREUSE_SRC(i) (1u << (i))
