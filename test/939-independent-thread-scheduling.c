@@ -8,6 +8,7 @@
  * differs from ipdom (a sample's statistics are identical).
  */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
