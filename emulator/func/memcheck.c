@@ -180,8 +180,11 @@ int emu_mem_fault(EmuExec *x, const EmuWarp *w, uint64_t a, unsigned size, unsig
     char why[sizeof x->fmsg];
     memcpy(why, x->fmsg, sizeof why);
     int len = snprintf(x->fmsg, sizeof x->fmsg, "%s: ", what);
-    if (len > 0 && (size_t)len < sizeof x->fmsg)
-        snprintf(x->fmsg + len, sizeof x->fmsg - (size_t)len, "%s", why);
+    if (len > 0 && (size_t)len < sizeof x->fmsg) { /* the rest of why that fits */
+        size_t room = sizeof x->fmsg - (size_t)len - 1, k = strnlen(why, room);
+        memcpy(x->fmsg + len, why, k);
+        x->fmsg[(size_t)len + k] = '\0';
+    }
     return EXEC_FAULT;
 }
 

@@ -107,7 +107,7 @@ static json_object *config_json(const EmuConfig *c)
                 v = json_object_new_uint64(*(const uint64_t *)field);
                 break;
             }
-            /* fall through */
+            __attribute__((fallthrough));
         default:
             emu_config_format(c, k, buf, sizeof buf);
             v = json_object_new_string(buf);
