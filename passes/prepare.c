@@ -57,27 +57,6 @@ int lower_diag(const char *src, LLVMValueRef at, const char *fmt, ...)
     return -1;
 }
 
-/* An nvvm.annotations node is {function, key, value, key, value...}. */
-static int is_kernel_annotation(LLVMValueRef node, LLVMValueRef *fn)
-{
-    unsigned n = LLVMGetMDNodeNumOperands(node);
-    LLVMValueRef *ops = n >= 3 ? calloc(n, sizeof *ops) : NULL;
-    int found = 0;
-    if (!ops)
-        return 0;
-    LLVMGetMDNodeOperands(node, ops);
-    for (unsigned i = 1; i + 1 < n && ops[0] && LLVMIsAFunction(ops[0]); i += 2) {
-        unsigned klen = 0;
-        const char *key = ops[i] ? LLVMGetMDString(ops[i], &klen) : NULL;
-        if (key && klen == 6 && !memcmp(key, "kernel", 6) && ops[i + 1] &&
-            LLVMIsAConstantInt(ops[i + 1]) && LLVMConstIntGetZExtValue(ops[i + 1]) == 1)
-            found = 1;
-    }
-    *fn = ops[0];
-    free(ops);
-    return found;
-}
-
 /* The value of key in one annotation node about fn, or 0. */
 static uint64_t annotation(LLVMValueRef node, LLVMValueRef fn, const char *key)
 {
@@ -96,6 +75,23 @@ static uint64_t annotation(LLVMValueRef node, LLVMValueRef fn, const char *key)
     }
     free(ops);
     return v;
+}
+
+/* An nvvm.annotations node is {function, key, value, key, value...}: its function (NULL
+ * when the first operand is none) and whether it marks it a kernel ("kernel" = 1). */
+static int is_kernel_annotation(LLVMValueRef node, LLVMValueRef *fn)
+{
+    LLVMValueRef first = NULL;
+    if (LLVMGetMDNodeNumOperands(node) >= 3) {
+        LLVMValueRef *ops = calloc(LLVMGetMDNodeNumOperands(node), sizeof *ops);
+        if (ops) {
+            LLVMGetMDNodeOperands(node, ops);
+            first = ops[0] && LLVMIsAFunction(ops[0]) ? ops[0] : NULL;
+        }
+        free(ops);
+    }
+    *fn = first;
+    return first && annotation(node, first, "kernel") == 1;
 }
 
 void lower_launch_bounds(LLVMModuleRef m, LLVMValueRef fn, uint32_t *max_threads,
