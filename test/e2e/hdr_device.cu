@@ -53,8 +53,15 @@ static void CUDART_CB on_done(cudaStream_t s, cudaError_t status, void *data)
 static int check_managed(void)
 {
     float *m = NULL, *h = NULL;
-    if (cudaMallocManaged(&m, 16 * sizeof(float)) != cudaSuccess ||
-        cudaMallocManaged(&h, 16, cudaMemAttachHost) != cudaSuccess)
+    cudaError_t e = cudaMallocManaged(&m, 16 * sizeof(float));
+    if (e == cudaErrorMemoryAllocation && getenv("ASAN_OPTIONS")) {
+        /* the sanitizer build: its shadow memory covers the device's addresses, where a
+         * managed block is mapped (docs/runtime.md); checked in the plain build */
+        printf("hdr_device: managed memory skipped under the address sanitizer\n");
+        cudaGetLastError();
+        return 0;
+    }
+    if (e != cudaSuccess || cudaMallocManaged(&h, 16, cudaMemAttachHost) != cudaSuccess)
         return 1;
     cudaFree(h);
     for (int i = 0; i < 16; i++)
