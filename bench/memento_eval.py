@@ -57,7 +57,7 @@ POLICIES = [
 USES_BITS = {"baseline", "memento", "memento-pr", "swrfc", "memento-knee",
              "memento-regport"}
 
-# The paper's headline figures (SPEC.md §1.8), against ours.
+# The paper's headline figures (docs/memento.md), against ours.
 PAPER = {
     "bank reads vs baseline (memento)": "-46.4%",
     "CT hit ratio (memento)": "46.4%",

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""How often Memento's static reuse estimate agrees with the profile (SPEC.md §1.6).
+"""How often Memento's static reuse estimate agrees with the profile (docs/hints.md).
 
 For every compiled sample: runs it in functional mode with XGPU_REUSE_PROFILE, reads the
 static bits from `xgpu-objdump --json` of the same binary, and compares, over every

@@ -1,5 +1,5 @@
 /*
- * reuse.c - Memento's static reuse-distance estimate (SPEC.md §1.6) on allocated code.
+ * reuse.c - Memento's static reuse-distance estimate (docs/hints.md) on allocated code.
  *
  * The reuse distance of an operand (a source read or a destination written at pc p) is
  * the number of dynamic instructions of the warp from p to the next instruction that

@@ -1,5 +1,5 @@
 /*
- * host.c - the host pass: XMem atom and Locality Descriptor tables (SPEC.md §2.1, §3.3).
+ * host.c - the host pass: XMem atom and Locality Descriptor tables (docs/annotations.md).
  *
  * Requires: one translation unit's host IR straight from clang's front end (no LLVM
  * passes run yet), where the CreateAtom and LocalityDescriptor macros (xmem.h, ldesc.h)

@@ -1,5 +1,5 @@
 /*
- * ldesc.c - Locality Descriptors at run time (SPEC.md §3.1, §3.3): the static table,
+ * ldesc.c - Locality Descriptors at run time (docs/annotations.md): the static table,
  * the descriptors in force, and the record of which ones applied to each launch.
  *
  * A LocalityDescriptor call names its call site's record in a registered xgpu_ldesc

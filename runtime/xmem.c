@@ -1,5 +1,5 @@
 /*
- * xmem.c - XMem atoms at run time (SPEC.md §2.1): the Global Attribute Table, the
+ * xmem.c - XMem atoms at run time (docs/annotations.md): the Global Attribute Table, the
  * address-to-atom mapping, the Atom Status Table, and the query API.
  *
  * GAT. Each registered xgpu_atoms section is parsed (hostsec.c) and its records appended;

@@ -1,6 +1,6 @@
 /*
  * 351-presets.c - the configuration presets: each loads (by name, through XGPU_CONFIG, and
- * through the parser), holds the values its SPEC.md rows cite, can be overridden by
+ * through the parser), holds the values its comments cite, can be overridden by
  * XGPU_SET, and errors in a preset-style file name FILE:LINE and the key. Also the value
  * types of the table: ENUM (choices listed in the error), BOOL, reals, and the cross-key
  * rules of emu_config_check. Criterion forks per test, so setenv does not leak.

@@ -1,5 +1,5 @@
 /*
- * 940-reuse-profile-e2e: the profile-guided reuse flow of SPEC.md §1.6 with the real
+ * 940-reuse-profile-e2e: the profile-guided reuse flow of docs/hints.md with the real
  * tools, shaped like clang's -fprofile-generate / -fprofile-use:
  *   xgpu-cc app.cu -o app; XGPU_REUSE_PROFILE=p ./app (or xgpu-run --profile-reuse p);
  *   xgpu-cc --reuse-profile=p app.cu -o app2

@@ -1,5 +1,5 @@
 /*
- * reuse_prof.c - Memento's profile-guided reuse distances (SPEC.md §1.6): the dynamic
+ * reuse_prof.c - Memento's profile-guided reuse distances (docs/hints.md): the dynamic
  * reuse distance of every operand over the first warps of each kernel.
  *
  * Per profiled warp, a trace walk keeps, for every register, the last operand that

@@ -1,5 +1,5 @@
 /*
- * memento.c - Memento's issue-side hardware (SPEC.md §1.5, §1.7; docs/memento.md).
+ * memento.c - Memento's issue-side hardware (docs/memento.md).
  *
  * Allocation (core.sched = memento): a warp that owns a caching collector (ccu.c) only
  * ever uses that one, and waits while it is busy, so a warp never holds two and no
@@ -19,7 +19,7 @@
  * STHLD: a fixed number (memento.sthld = N), or dynamic: every memento.interval cycles
  * of the launch the IPC of the interval just ended is compared with the previous one;
  * a relative change below memento.sl_boundary is S, otherwise L, and the state machine
- * below (SPEC.md §1.7's reconstruction of the paper's Fig. 8) moves STHLD by its edge's
+ * below (docs/memento.md's reconstruction of the paper's Fig. 8) moves STHLD by its edge's
  * step, clamped to [0, memento.sthld_max]. STHLD starts at 0 in state 1 at every launch.
  * With memento.sthld_knee an interval whose IPC is the boundary or more below the best
  * interval of the current phase (since the launch, or since state 6 last saw a large

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The dynamic STHLD finite-state machine (SPEC.md §1.7), one per launch. */
+/* The dynamic STHLD finite-state machine (docs/memento.md), one per launch. */
 typedef struct TmSthld {
     uint8_t state;       /* 1..6; 1: no previous interval yet */
     uint32_t sthld, max; /* current value, clamped to [0, max] */

@@ -1,5 +1,5 @@
 /*
- * regcache.c - the register caches Memento is compared against (SPEC.md §1.8,
+ * regcache.c - the register caches Memento is compared against (docs/memento.md,
  * docs/memento.md "Baselines"): BOW's bypassing operand collectors and the register-file
  * caches of the two-level schedulers rfc and swrfc. Each keeps, per warp slot, which
  * registers a warp can read without a bank access; every result is still written to the

@@ -1,5 +1,5 @@
 /*
- * ccu.c - Memento's caching collector units (rf.collector = ccu; SPEC.md §1.3-1.4,
+ * ccu.c - Memento's caching collector units (rf.collector = ccu; docs/memento.md,
  * docs/memento.md).
  *
  * A CCU is an operand collector with a small fully associative cache of registers, the

@@ -158,7 +158,7 @@ typedef struct TmSubcore {
 typedef struct TmSm TmSm;
 typedef struct TmGpu TmGpu;
 
-/* Two-level schedulers' state of an issue slot (SPEC.md §1.8's state distribution). */
+/* Two-level schedulers' state of an issue slot (docs/memento.md's state distribution). */
 typedef enum TmTlState { TL_ISSUED, TL_PENDING_READY, TL_NONE_READY } TmTlState;
 
 /* Register caches of the baselines, one per warp slot (mech/regcache.c). */

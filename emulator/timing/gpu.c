@@ -2,7 +2,7 @@
  * gpu.c - the timing model's device loop for one launch: SMs and the memory system, the
  * CTA scheduler, idle skipping, and the per-launch counters kept on the device.
  *
- * Execute-at-issue (DESIGN.md §8): the functional core computes every result when an SM
+ * Execute-at-issue (docs/timing.md): the functional core computes every result when an SM
  * issues the instruction (emu_warp_step); the units here only decide when. Results are
  * therefore those of functional mode, CTA placement and warp interleaving aside (which
  * only matter for racy programs).

@@ -14,7 +14,7 @@
  *   boundaries, sm.c), and its cached registers are dropped. A free place in the set goes
  *   to the first pending warp, in FIFO order, that is not waiting for a long-latency
  *   result or at a barrier; the set is filled when the scheduler next orders its warps.
- * memento, memento-pr: Memento's priority (SPEC.md §1.5): the warp that issued last,
+ * memento, memento-pr: Memento's priority (docs/memento.md): the warp that issued last,
  *   then the warps that own a caching collector oldest first, then the others oldest
  *   first; their collectors are allocated by mech/memento.c.
  */

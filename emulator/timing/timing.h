@@ -1,7 +1,7 @@
 /*
  * timing.h - types shared by the timing model's units.
  *
- * The timing model is execute-at-issue (DESIGN.md §8): when a warp scheduler issues an
+ * The timing model is execute-at-issue (docs/timing.md): when a warp scheduler issues an
  * instruction, the functional core executes it at once (results, addresses); the timing
  * units only decide when things happen. Every unit is a struct with
  * x_init(x, cfg, ...), x_connect(x, ...), int x_tick(x, now) (returns work done this

@@ -1,5 +1,5 @@
 /*
- * ldesc.h - Locality Descriptors for host code (SPEC.md §3.1, §3.3).
+ * ldesc.h - Locality Descriptors for host code (docs/annotations.md).
  *
  * A descriptor tells the GPU how one data structure is reused by one kernel: the data
  * (base, bytes, element size), the locality type (INTER_THREAD, INTRA_THREAD, NO_REUSE),

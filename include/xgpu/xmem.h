@@ -1,5 +1,5 @@
 /*
- * xmem.h - XMem atoms for host code (SPEC.md §2): CreateAtom, AtomMap, AtomUnmap,
+ * xmem.h - XMem atoms for host code (docs/annotations.md): CreateAtom, AtomMap, AtomUnmap,
  * Atom2DMap, Atom3DMap, AtomActivate, AtomDeactivate, and a small query API.
  *
  * An atom is a static description of a class of data (its value type, access pattern,

@@ -1,5 +1,5 @@
 /*
- * phases.c - Zorua phase specifiers (SPEC.md §4.1 "Phases", §4.4): where a kernel's
+ * phases.c - Zorua phase specifiers (docs/hints.md): where a kernel's
  * demand for registers or shared memory changes enough that the hardware coordinator
  * should hear about it, and how much the code after each such point needs.
  *
