@@ -30,7 +30,7 @@
         .cache = cudaFuncCachePreferNone, .shmem = cudaSharedMemBankSizeFourByte, .flags = 0 \
     }
 
-static RtContext rt_context = {.set = RT_SETTINGS_DEFAULT}; /* the one global (STYLE.md 5) */
+static RtContext rt_context = {.set = RT_SETTINGS_DEFAULT}; /* the runtime's one global (rt.h) */
 static pthread_once_t rt_lock_once = PTHREAD_ONCE_INIT;
 
 RtContext *rt_ctx(void)

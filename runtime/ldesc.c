@@ -7,8 +7,8 @@
  * bytes, D-Tile and C-Tile dimensions, stride. The runtime checks them and puts the
  * descriptor in force for that kernel: it applies to every later launch of the kernel
  * until the same call site specifies it again for the same kernel, which replaces it
- * (SPEC: "can be re-specified between kernel launches"); descriptors from different call
- * sites accumulate. Each launch takes a snapshot of the descriptors in force for its
+ * (the Locality Descriptor paper, ISCA 2018: descriptors "can be re-specified between
+ * kernel launches"); descriptors from different call sites accumulate. Each launch takes a snapshot of the descriptors in force for its
  * kernel; the snapshot of a kernel's last launch is what xgpuLDescLastLaunch returns.
  * cudaDeviceReset drops the descriptors (their addresses are gone) and the snapshots.
  *

@@ -56,7 +56,7 @@ Test(hostsec, atoms_round_trip_with_the_19_byte_record)
 {
     size_t len;
     uint8_t *b = write_atoms(3, &len);
-    /* the SPEC §2.3 layout: stride at byte 5, elem_size at 16, version at 18 */
+    /* the attribute record's layout (docs/annotations.md): stride at byte 5, elem_size at 16, version at 18 */
     const uint8_t *r = b + XHOST_HEADER;
     cr_assert_eq(r[4], XMEM_REGULAR);
     cr_assert_eq(r[5], 0x00);

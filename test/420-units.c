@@ -65,7 +65,7 @@ Test(units, different_units_do_not_block)
     cr_expect_eq(busy, 0);
 }
 
-/* Per-opcode latencies (SPEC Table I's ADD/MAX/MUL/MAD/DIV/SHFL split): raising an
+/* Per-opcode latencies (Memento's Table I ADD/MAX/MUL/MAD/DIV/SHFL split): raising an
  * opcode's key by 10 delays its dependent instruction by exactly 10 cycles, while the
  * unit's own latency key (the ADD class) leaves it alone. */
 Test(units, opcode_latencies)

@@ -107,7 +107,7 @@ typedef struct XPhase {
 } XPhase;
 
 enum {
-    XPHASE_BARRIER = 1u << 0, /* implicit boundary at a barrier or fence (SPEC §4.4 bit 28) */
+    XPHASE_BARRIER = 1u << 0, /* implicit boundary at a barrier or fence (Zorua's barrier-phase bit) */
     XPHASE_ENTRY = 1u << 1,   /* the kernel's first phase (pc 0) */
     XPHASE_DYNAMIC = 1u << 2, /* the dynamic `extern __shared__` array is live */
     XPHASE_ALL = 7u

@@ -10,7 +10,7 @@
  * and the padding to 8 bytes. All integers little-endian.
  *
  * Atom record (XHOST_ATOM_REC = 32 bytes):
- *   0..18  the 19-byte attribute record of SPEC §2.3 (value_props u32, pattern u8,
+ *   0..18  the 19-byte record of XMem's atom attributes (value_props u32, pattern u8,
  *          stride i64, rw u8, intensity u8, reuse u8, elem_size u16, version u8)
  *   19     reserved (0)
  *   20..23 file (pool offset)   24..27 line   28..31 column (0 = unknown)

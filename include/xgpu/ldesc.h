@@ -13,8 +13,8 @@
  * record. The run-time parts (the kernel, base, bytes, tile dimensions, which may depend
  * on the grid, and the stride) are ordinary arguments. Specify a descriptor after the
  * data is copied to the device and before the launch; it applies to every later launch
- * of that kernel until the same call site specifies it again (SPEC: re-specified between
- * launches). The runtime records, for each launch, the descriptors that applied to it.
+ * of that kernel until the same call site specifies it again (the paper, ISCA 2018:
+ * re-specified between launches). The runtime records, for each launch, the descriptors that applied to it.
  *
  * The histo example of the paper:
  *     XLDTile tile = {{X_TILE, Y_LEN, 1}, {1, grid.y, 1}};

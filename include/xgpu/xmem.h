@@ -80,7 +80,7 @@ enum XMemRW {
     XMEM_WRITE_ONLY = 2,
 };
 
-/* The attributes of SPEC §2.3 (the version byte is the table's, not the user's). */
+/* XMem's atom attributes (ISCA 2018; docs/annotations.md) (the version byte is the table's, not the user's). */
 typedef struct XMemAttrs {
     uint32_t value_props; /* XMemValueProp bits */
     uint8_t pattern;      /* XMemPattern */
