@@ -226,6 +226,11 @@ int emu_kernel(const EmuModule *m, const char *name)
     return -1;
 }
 
+int emu_kernel_grid_sync(const EmuModule *m, int k)
+{
+    return m && k >= 0 && (uint32_t)k < m->bin->nkernels && m->kcode[k].grid_sync;
+}
+
 EmuStatus emu_symbol(const EmuModule *m, const char *name, uint64_t *addr, uint64_t *size)
 {
     if (!m || !name)

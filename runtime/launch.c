@@ -189,17 +189,6 @@ cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void
     return rt_error(c, rt_launch(c, func, gridDim, blockDim, args, sharedMem, stream, &fb, &fn));
 }
 
-/* Whether the kernel has a grid-wide barrier (gsync). */
-static int rt_grid_sync(const RtFatbin *fb, const RtFunc *fn)
-{
-    const XGpubin *g = fb && fb->mod && fn && fn->kernel >= 0 ? emu_module_bin(fb->mod) : NULL;
-    const XKernel *k = g ? &g->kernels[fn->kernel] : NULL;
-    for (uint32_t pc = 0; k && pc < k->code_count; pc++)
-        if (g->text[k->code_start + pc].op == XOP_gsync)
-            return 1;
-    return 0;
-}
-
 /* A launch whose blocks may synchronize grid-wide (cooperative groups' this_grid().sync(),
  * the gsync instruction): every block must be resident at once. The emulator checks that
  * for every kernel with a grid barrier; here its refusal is CUDA's
@@ -212,7 +201,7 @@ cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blo
     RtFatbin *fb = NULL;
     RtFunc *fn = NULL;
     cudaError_t e = rt_launch(c, func, gridDim, blockDim, args, sharedMem, stream, &fb, &fn);
-    if (e == cudaErrorLaunchOutOfResources && rt_grid_sync(fb, fn))
+    if (e == cudaErrorLaunchOutOfResources && fn && emu_kernel_grid_sync(fb->mod, fn->kernel))
         e = cudaErrorCooperativeLaunchTooLarge;
     return rt_error(c, e);
 }

@@ -115,6 +115,7 @@ int emu_decode_kernel(const XGpubin *g, uint32_t k, const uint64_t *gaddr, EmuKe
             out->code = NULL;
             return -1;
         }
+        out->grid_sync |= code[pc].op == XOP_gsync;
     }
     return 0;
 }

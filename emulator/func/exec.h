@@ -62,6 +62,7 @@ typedef struct EmuKernelCode {
     EmuInsn *code;
     uint32_t count;
     uint32_t nrows; /* register-file rows per warp, zero and sink rows included */
+    uint32_t grid_sync; /* the kernel has a grid-wide barrier (gsync) */
 } EmuKernelCode;
 
 /* One SIMT stack entry: lanes `mask` run from pc until pc == rpc. */
@@ -147,7 +148,9 @@ struct EmuExec {
     /* emu.simt = its: a divergent path that branched backward emu.its_spin times in a row
      * yields (exec_ctrl.c); 0 with ipdom */
     uint32_t its_spin;
-    /* the grid barrier: CTAs waiting at it (EmuCta.grid_wait) */
+    /* the grid barrier: the kernel has one (all its CTAs are resident), and the CTAs
+     * waiting at it (EmuCta.grid_wait) */
+    uint32_t grid_sync;
     uint64_t grid_waiting;
     uint8_t scratch[16];
     /* fault being reported (space, access: EmuSpace, EmuAccess of a memory fault) */

@@ -141,12 +141,21 @@ int emu_pick_barred(const XInsn *xi, EmuInsn *o)
  * nothing differs from ipdom (same order, same statistics); above it the order changes,
  * and after a release the separated lanes issue the code between the two reconvergence
  * points as separate paths (docs/emulator.md). */
+/* The running path and its siblings are w->stack[base..top]: the entries below the top
+ * that reconverge where it does and still have lanes to run. */
+static uint32_t sibling_base(const EmuWarp *w)
+{
+    const EmuSimt *s = w->stack;
+    uint32_t top = w->depth - 1, r = s[top].rpc, base = top;
+    while (base > 0 && s[base - 1].rpc == r && s[base - 1].mask && s[base - 1].pc != r)
+        base--;
+    return base;
+}
+
 static void simt_yield(EmuWarp *w)
 {
     EmuSimt *s = w->stack;
-    uint32_t d = w->depth, top = d - 1, r = s[top].rpc, base = top;
-    while (base > 0 && s[base - 1].rpc == r && s[base - 1].mask && s[base - 1].pc != r)
-        base--; /* s[base..top]: the running path and its siblings */
+    uint32_t top = w->depth - 1, r = s[top].rpc, base = sibling_base(w);
     s[top].spins = 0;
     if (base < top) { /* the sibling below runs next */
         EmuSimt t = s[top];
@@ -179,13 +188,11 @@ static void simt_yield(EmuWarp *w)
  * stack reconverges them anyway before the code that follows. Under ipdom it is a fence. */
 static void simt_wsync(const EmuExec *x, EmuWarp *w, const EmuInsn *in, uint32_t mask)
 {
-    EmuSimt *s = w->stack;
-    uint32_t top = w->depth - 1, base = top, r = s[top].rpc;
-    uint32_t want = (in->flags & XF_IMM) ? (uint32_t)in->imm : w->r[in->s0][__builtin_ctz(mask)];
     if (!x->its_spin)
         return;
-    while (base > 0 && s[base - 1].rpc == r && s[base - 1].mask && s[base - 1].pc != r)
-        base--;
+    EmuSimt *s = w->stack;
+    uint32_t top = w->depth - 1, base = sibling_base(w);
+    uint32_t want = (in->flags & XF_IMM) ? (uint32_t)in->imm : w->r[in->s0][__builtin_ctz(mask)];
     uint32_t have = mask, waiting = 0;
     int wake = -1;
     for (uint32_t i = base; i < top; i++) {

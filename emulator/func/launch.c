@@ -333,22 +333,12 @@ uint64_t emu_grid_capacity(const EmuDevice *d, const XKernel *k, uint32_t nwarps
 
 /* CTAs resident at once with emu.quantum > 0, or in a kernel with a grid barrier: what
  * the device holds (emu_grid_capacity); one otherwise. */
-static uint64_t resident_ctas(const EmuDevice *d, const XKernel *k, const EmuExec *x,
-                              int grid_sync)
+static uint64_t resident_ctas(const EmuDevice *d, const XKernel *k, const EmuExec *x)
 {
-    if (!x->quantum && !grid_sync)
+    if (!x->quantum && !x->grid_sync)
         return 1;
     uint64_t n = emu_grid_capacity(d, k, x->nwarps, x->shared_size);
     return n < x->ctas ? n : x->ctas;
-}
-
-/* Whether kernel k has a grid barrier. */
-static int has_grid_sync(const XGpubin *g, const XKernel *k)
-{
-    for (uint32_t pc = 0; pc < k->code_count; pc++)
-        if (g->text[k->code_start + pc].op == XOP_gsync)
-            return 1;
-    return 0;
 }
 
 /* The grid barrier, once every live CTA waits at it: all are released. */
@@ -367,7 +357,7 @@ static void grid_release(EmuExec *x, EmuCta *res, uint64_t nres, uint64_t live)
 static EmuStatus grid_run(EmuExec *x, const EmuModule *m, const XKernel *k, uint32_t nrows,
                           EmuFault *fault)
 {
-    uint64_t nres = resident_ctas(m->dev, k, x, has_grid_sync(m->bin, k)), next = 0, live = 0;
+    uint64_t nres = resident_ctas(m->dev, k, x), next = 0, live = 0;
     EmuCta *res = calloc(nres, sizeof *res);
     EmuWarp *fw = NULL;
     EmuStatus s = res ? EMU_OK : EMU_ERR_OUT_OF_MEMORY;
@@ -436,7 +426,7 @@ EmuStatus emu_launch(EmuDevice *d, EmuModule *m, int kernel, EmuDim3 grid, EmuDi
                  .shared_size = k->shared_bytes + shared_dynamic, .local_size = k->local_bytes,
                  .grid = grid, .block = block, .sm_count = d->props.sm_count,
                  .pf = &d->printf_fifo, .budget = emu_config_budget(&d->cfg),
-                 .memcheck = memcheck_mode(&d->cfg),
+                 .memcheck = memcheck_mode(&d->cfg), .grid_sync = m->kcode[kernel].grid_sync,
                  .its_spin = strcmp(d->cfg.emu_simt, "its") ? 0 : (uint32_t)d->cfg.emu_its_spin,
                  .ctas = (uint64_t)grid.x * grid.y * grid.z,
                  .progress = !timing && emu_progress_wanted(d),
@@ -446,7 +436,7 @@ EmuStatus emu_launch(EmuDevice *d, EmuModule *m, int kernel, EmuDim3 grid, EmuDi
     uint32_t nthreads = block.x * block.y * block.z;
     x.nwarps = (nthreads + XGPU_WARP_SIZE - 1) / XGPU_WARP_SIZE;
     uint64_t cap = emu_grid_capacity(d, k, x.nwarps, x.shared_size);
-    if (has_grid_sync(m->bin, k) && x.ctas > cap) {
+    if (x.grid_sync && x.ctas > cap) {
         snprintf(fault->message, sizeof fault->message, "its grid-wide barrier needs all %llu "
                  "blocks resident at once, and at most %llu fit (a cooperative launch's limit)",
                  (unsigned long long)x.ctas, (unsigned long long)cap);

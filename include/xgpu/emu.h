@@ -150,6 +150,9 @@ EmuStatus emu_load_module(EmuDevice *d, const XGpubin *g, EmuModule **out, char 
 const XGpubin *emu_module_bin(const EmuModule *m);
 /* Finds a kernel by name: returns its index in emu_module_bin(m)->kernels, or -1. */
 int emu_kernel(const EmuModule *m, const char *name);
+/* Whether kernel k has a grid-wide barrier (gsync: cooperative groups' grid sync), so that
+ * every block of a launch must be resident at once. */
+int emu_kernel_grid_sync(const EmuModule *m, int k);
 /* Device address and size of a __device__/__constant__ symbol. */
 EmuStatus emu_symbol(const EmuModule *m, const char *name, uint64_t *addr, uint64_t *size);
 
