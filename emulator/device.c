@@ -77,6 +77,7 @@ EmuStatus emu_create(EmuDevice **out, char *err, size_t errlen)
     }
     derive_props(&d->cfg, &d->props);
     emu_mem_init(&d->mem, d->cfg.gpu_global_mem_bytes);
+    uvm_init(&d->uvm, &d->cfg);
     d->printf_fifo.limit = d->cfg.emu_printf_fifo_bytes;
     *out = d;
     return EMU_OK;
@@ -96,6 +97,7 @@ void emu_destroy(EmuDevice *d)
         emu_module_free(d->mods[i]);
     free(d->mods);
     emu_mem_fini(&d->mem);
+    uvm_fini(&d->uvm);
     free(d->launches);
     free(d->printf_fifo.buf);
     free(d);

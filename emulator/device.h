@@ -13,6 +13,7 @@
 #include "config/config.h"
 #include "func/exec.h"
 #include "func/memory.h"
+#include "uvm.h"
 
 struct EmuModule {
     EmuDevice *dev;
@@ -26,6 +27,7 @@ struct EmuDevice {
     EmuConfig cfg;
     EmuProps props;
     EmuMem mem;
+    EmuUvm uvm;            /* managed pages (uvm.c) */
     EmuModule **mods;
     size_t nmods;
     EmuLaunchStats *launches;

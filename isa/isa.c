@@ -37,7 +37,7 @@ const char *const xisa_cmp_names[XCMP_COUNT] = {
 };
 
 const char *const xisa_space_names[XS_COUNT] = {
-    "generic", "global", "shared", "local", "const", "param",
+    "generic", "global", "shared", "local", "const", "param", "tex",
 };
 
 const char *const xisa_sreg_names[XSR_COUNT] = {
@@ -320,6 +320,8 @@ static int check_flags(const XInsn *in, const char *name, char *err, size_t n)
         return fail(err, n, "%s: modifier %u out of range", name, in->mod);
     if (in->op == XOP_cvta && in->mod == XS_GENERIC)
         return fail(err, n, "cvta needs a non-generic space");
+    if (in->op != XOP_ld && in->mod == XS_TEX && mod_limit(in->op) == XS_COUNT)
+        return fail(err, n, "%s: the tex space is only for ld", name);
     if ((in->op == XOP_atom || in->op == XOP_atomcas) && in->mod != XS_GENERIC &&
         in->mod != XS_GLOBAL && in->mod != XS_SHARED)
         return fail(err, n, "%s: only generic, global and shared memory", name);

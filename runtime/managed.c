@@ -8,17 +8,19 @@
  * first page-aligned address inside it, and maps anonymous host memory at exactly that
  * address (mmap MAP_FIXED_NOREPLACE, so nothing already mapped is ever replaced). The
  * host copy is the current one whenever the program runs: copies and sets on a managed
- * range use it directly (memory.c), and each launch copies every block's bytes to the
- * device before the kernel runs and back after it (kernels run to completion inside the
- * launch, so the host never sees a kernel half done). cudaFree, cudaDeviceReset and the
+ * range use it directly (memory.c), and each launch brings the device's copy up to date
+ * before the kernel runs (emu_uvm_sync_in copies the bytes that differ and marks their
+ * pages host-resident, which in timing mode makes the first device touch migrate them)
+ * and copies every block back after it (kernels run to completion inside the launch, so
+ * the host never sees a kernel half done). cudaFree, cudaDeviceReset and the
  * device going away at exit unmap the host side and free the device side.
  *
- * Limits. Every launch copies all managed bytes in and out (2 x the total per launch);
+ * Limits. Every launch compares all managed bytes and copies them back out;
  * a device access to the slack between the block's end and its allocation's end is
  * not reported as out of bounds; the mapping fails, with cudaErrorMemoryAllocation and
  * one line on stderr, where the host already uses the device's addresses (for example
- * the shadow memory of AddressSanitizer). Prefetching and advice are validated and do
- * nothing: there is one copy to keep, not pages to migrate.
+ * the shadow memory of AddressSanitizer). Prefetching moves the pages' residency
+ * (docs/unified-memory.md); advice is validated and does nothing.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -102,6 +104,12 @@ static cudaError_t rt_managed_new(RtContext *c, EmuDevice *dev, size_t size, voi
         free(m);
         return cudaErrorMemoryAllocation;
     }
+    if (emu_uvm_add(dev, at, size) != EMU_OK) {
+        munmap(rt_ptr(at), mapped);
+        emu_free(dev, m->alloc);
+        free(m);
+        return cudaErrorMemoryAllocation;
+    }
     rt_note_device_range(c, m->alloc, mapped + page);
     m->ptr = rt_ptr(at);
     m->size = size;
@@ -127,8 +135,10 @@ cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)
 static void rt_managed_release(RtContext *c, RtManaged *m)
 {
     munmap(m->ptr, m->mapped);
-    if (c->dev)
+    if (c->dev) {
+        emu_uvm_remove(c->dev, rt_addr(m->ptr));
         emu_free(c->dev, m->alloc);
+    }
     free(m);
 }
 
@@ -145,14 +155,16 @@ cudaError_t rt_managed_free(RtContext *c, void *p)
     return cudaErrorInvalidValue;
 }
 
-/* Before a launch: the device sees what the host wrote. */
+/* Before a launch: the device sees what the host wrote, and the pages the host changed
+ * are host-resident again (in timing mode they migrate on first touch). */
 cudaError_t rt_managed_to_device(RtContext *c)
 {
     for (RtManaged *m = c->managed; m; m = m->next)
-        if (emu_copy_to_device(c->dev, rt_addr(m->ptr), m->ptr, m->size) != EMU_OK)
+        if (emu_uvm_sync_in(c->dev, rt_addr(m->ptr), m->ptr, m->size) != EMU_OK)
             return cudaErrorUnknown;
     for (RtManagedVar *v = c->managed_vars; v; v = v->next)
-        if (emu_copy_to_device(c->dev, v->dev, v->shadow, v->size) != EMU_OK)
+        if ((v->uvm ? emu_uvm_sync_in(c->dev, v->dev, v->shadow, v->size)
+                    : emu_copy_to_device(c->dev, v->dev, v->shadow, v->size)) != EMU_OK)
             return cudaErrorUnknown;
     return cudaSuccess;
 }
@@ -187,6 +199,8 @@ cudaError_t rt_managed_vars_add(RtContext *c, RtFatbin *fb)
         }
         v->shadow = (void *)shadow->shadow;
         v->size = (size_t)size;
+        /* a zero-sized variable has no pages to track */
+        v->uvm = size && emu_uvm_add(c->dev, v->dev, size) == EMU_OK;
         v->next = c->managed_vars;
         c->managed_vars = v;
     }
@@ -235,6 +249,16 @@ cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, int dstDevice
         e = cudaErrorInvalidDevice;
     if (e == cudaSuccess && !rt_stream_ok(c, stream))
         e = cudaErrorInvalidResourceHandle;
+    /* To the device: what the host wrote moves now, so the next kernel finds the pages
+     * resident; to the host: the next device touch migrates them back. */
+    uint64_t at = rt_addr(devPtr);
+    if (e == cudaSuccess && dstDevice == 0 &&
+        (emu_uvm_sync_in(c->dev, at, devPtr, count) != EMU_OK ||
+         emu_uvm_prefetch(c->dev, at, count, 1) != EMU_OK))
+        e = cudaErrorUnknown;
+    if (e == cudaSuccess && dstDevice == RT_CPU_DEVICE_ID &&
+        emu_uvm_prefetch(c->dev, at, count, 0) != EMU_OK)
+        e = cudaErrorUnknown;
     return rt_error(c, e);
 }
 

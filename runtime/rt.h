@@ -116,6 +116,7 @@ typedef struct RtManagedVar {
     void *shadow;
     uint64_t dev;
     size_t size;
+    int uvm;        /* registered with emu_uvm_add (pages tracked) */
 } RtManagedVar;
 
 typedef struct RtManaged {

@@ -141,6 +141,9 @@ Test(isa_table, format_examples)
     in.mod = XS_GLOBAL, in.type = XT_F32, in.dst[0] = 7, in.src[0] = 10, in.imm = 8;
     xisa_format(&in, NULL, 0, buf, sizeof buf);
     cr_assert_str_eq(buf, "ld.global.f32 r7, [r10+8]");
+    in.mod = XS_TEX;
+    xisa_format(&in, NULL, 0, buf, sizeof buf);
+    cr_assert_str_eq(buf, "ld.tex.f32 r7, [r10+8]");
     in = default_insn(XOP_brc);
     in.flags = XF_NEG | XF_UNIFORM, in.src[0] = 4, in.target = 9, in.reconv = 12;
     xisa_format(&in, NULL, 0, buf, sizeof buf);
@@ -365,6 +368,19 @@ Test(isa_table, validation_rejects_bad_encodings)
     in = default_insn(XOP_atom);
     in.mod = XS_CONST;
     expect_invalid(in, 2, "const atomic");
+    for (unsigned op = 0; op < XOP_COUNT; op++) { /* the tex space only on ld */
+        in = default_insn(op);
+        char why[160] = "";
+        if (!(xisa_ops[op].flags & XI_MEM) && op != XOP_cvta)
+            continue;
+        cr_assert_eq(xisa_validate(&in, 2, why, sizeof why), 0, "%s: %s", xisa_ops[op].name, why);
+        in.mod = XS_TEX;
+        int rc = xisa_validate(&in, 2, why, sizeof why);
+        if (op == XOP_ld)
+            cr_expect_eq(rc, 0, "ld.tex refused: %s", why);
+        else
+            cr_expect(rc != 0 && strstr(why, "tex"), "%s.tex: %s", xisa_ops[op].name, why);
+    }
     in = default_insn(XOP_atom);
     in.src[0] = 3;
     expect_invalid(in, 2, "odd atomic address");

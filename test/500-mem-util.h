@@ -32,14 +32,17 @@ typedef struct TMem {
     TmCounters ctr;
     MemSys *m;
     LdSt *u[16];
+    struct EmuUvm *uvm;  /* managed pages (t_mem_open_uvm), or NULL */
     unsigned nsm;
     Cycle now;
 } TMem;
 
-static inline void t_mem_open(TMem *t, const char *sets)
+/* Opens the units with the device's managed pages uvm (NULL: none). */
+static inline void t_mem_open_uvm(TMem *t, const char *sets, struct EmuUvm *uvm)
 {
     char err[256] = "";
     memset(t, 0, sizeof *t);
+    t->uvm = uvm;
     t->cfg = t_cfg(sets);
     t->m = memsys_new(&t->cfg, &t->ctr, err, sizeof err);
     cr_assert(t->m, "memsys_new: %s", err);
@@ -47,8 +50,13 @@ static inline void t_mem_open(TMem *t, const char *sets)
     for (unsigned i = 0; i < t->nsm; i++) {
         t->u[i] = ldst_new(&t->cfg, i, &t->ctr, err, sizeof err);
         cr_assert(t->u[i], "ldst_new: %s", err);
-        ldst_connect(t->u[i], t->m);
+        ldst_connect(t->u[i], t->m, t->uvm);
     }
+}
+
+static inline void t_mem_open(TMem *t, const char *sets)
+{
+    t_mem_open_uvm(t, sets, NULL);
 }
 
 static inline void t_mem_close(TMem *t)

@@ -37,14 +37,6 @@
 #define ATTACH_GLOBAL 1u
 #define ATTACH_HOST 2u
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define XT_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define XT_ASAN 1
-#endif
 
 /* ---- helpers ------------------------------------------------------------------------ */
 
@@ -488,16 +480,9 @@ Test(assert, text_comes_at_a_blocking_copy)
 
 /* ---- managed memory ----------------------------------------------------------------- */
 
-static void skip_under_asan(void)
-{
-#ifdef XT_ASAN
-    cr_skip_test("AddressSanitizer's shadow memory covers the device's addresses");
-#endif
-}
-
 Test(managed, intro_program_functional)
 {
-    skip_under_asan();
+    XT_SKIP_UNDER_ASAN();
     char *out = NULL;
     const char *exe = xt_compile_e2e("rt_managed", "");
     int rc = xt_runf(&out, "XGPU_MODE=functional %s", exe);
@@ -508,7 +493,7 @@ Test(managed, intro_program_functional)
 
 Test(managed, intro_program_timing)
 {
-    skip_under_asan();
+    XT_SKIP_UNDER_ASAN();
     char *out = NULL;
     const char *exe = xt_compile_e2e("rt_managed", "");
     int rc = xt_runf(&out, "XGPU_MODE=timing %s", exe);
@@ -519,7 +504,7 @@ Test(managed, intro_program_timing)
 
 Test(managed, same_pointer_on_host_and_device, .init = setup)
 {
-    skip_under_asan();
+    XT_SKIP_UNDER_ASAN();
     int *m;
     cr_assert_eq(cudaMallocManaged((void **)&m, 3 * sizeof(int), ATTACH_GLOBAL),
                  cudaSuccess);
@@ -546,7 +531,7 @@ Test(managed, same_pointer_on_host_and_device, .init = setup)
 
 Test(managed, bad_arguments)
 {
-    skip_under_asan();
+    XT_SKIP_UNDER_ASAN();
     void *p;
     cr_assert_eq(cudaMallocManaged(&p, 0, ATTACH_GLOBAL), cudaErrorInvalidValue);
     cr_assert_eq(cudaMallocManaged(&p, 16, 4 /* cudaMemAttachSingle */), cudaErrorInvalidValue);
@@ -565,7 +550,7 @@ typedef cudaError_t (*AdviseFn)(const void *, size_t, int, int);
 
 Test(managed, prefetch_and_advice_are_checked)
 {
-    skip_under_asan();
+    XT_SKIP_UNDER_ASAN();
     PrefetchFn prefetch = (PrefetchFn)dlsym(RTLD_DEFAULT, "cudaMemPrefetchAsync");
     AdviseFn advise = (AdviseFn)dlsym(RTLD_DEFAULT, "cudaMemAdvise");
     cr_assert(prefetch && advise);

@@ -62,6 +62,12 @@ static const CfgRange cfg_ranges[] = {
     {"l1.mshrs",                    1,   4096,        0, NULL},
     {"l1.mshr_merge",               1,   1024,        0, NULL},
     {"l1.ports",                    1,   MAX_U32,     0, NULL},
+    {"tex.bytes",                   1,   64u << 20,   0, NULL},
+    {"tex.ways",                    1,   MAX_U32,     0, NULL},
+    {"tex.mshrs",                   1,   4096,        0, NULL},
+    {"tex.mshr_merge",              1,   1024,        0, NULL},
+    {"um.page_bytes",               4096, 1u << 30,   1, NULL},
+    {"um.bytes_per_cycle",          1,   MAX_U32,     0, NULL},
     {"smem.banks",                  1,   64,          1, "a 64-bit bank mask"},
     {"smem.bank_bytes",             1,   MAX_U32,     1, NULL},
     {"icnt.latency",                1,   MAX_U32,     0, NULL},
@@ -197,7 +203,8 @@ static int cfg_check_memento(const EmuConfig *c, char *err, size_t n)
     return 0;
 }
 
-/* The L1: l1.bytes / l1.line lines in sets of l1.ways, lines of at most 8 sectors. */
+/* The L1: l1.bytes / l1.line lines in sets of l1.ways, lines of at most 8 sectors; the
+ * texture cache: tex.bytes / l1.line lines in sets of tex.ways. */
 static int cfg_check_l1(const EmuConfig *c, char *err, size_t n)
 {
     uint64_t lines = c->l1_bytes / c->l1_line;
@@ -218,6 +225,13 @@ static int cfg_check_l1(const EmuConfig *c, char *err, size_t n)
     if (lines % c->l1_ways) {
         snprintf(err, n, "l1.ways: l1.bytes / l1.line (%llu lines) must be a multiple of "
                  "l1.ways, got %u", (unsigned long long)lines, c->l1_ways);
+        return -1;
+    }
+    uint64_t tlines = c->tex_bytes / c->l1_line;
+    if (c->tex_bytes % c->l1_line || tlines == 0 || tlines % c->tex_ways) {
+        snprintf(err, n, "tex.bytes: must be a non-zero multiple of l1.line x tex.ways "
+                 "(%u x %u), got %llu", c->l1_line, c->tex_ways,
+                 (unsigned long long)c->tex_bytes);
         return -1;
     }
     return 0;
@@ -244,6 +258,7 @@ static int cfg_check_names(const EmuConfig *c, char *err, size_t n)
 {
     const struct { const char *key, *value, *choices; } names[] = {
         {"l1.policy", c->l1_policy, "lru|fifo"},
+        {"tex.policy", c->tex_policy, "lru|fifo"},
         {"l2.policy", c->l2_policy, "lru|fifo"},
         {"l2.slice_hash", c->l2_slice_hash, "mod|xor"},
         {"dram.scheduler", c->dram_scheduler, "fr-fcfs|fcfs"},

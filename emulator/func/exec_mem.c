@@ -78,9 +78,10 @@ AI uint8_t *mem_at(EmuExec *x, const EmuWarp *w, const EmuInsn *in, unsigned spa
             return emu_mem_bad(x, w, in, as, orig, size, store, lane);
         return (uint8_t *)x->param + a;
     case XS_CONST:
+    case XS_TEX:
         if (store)
             return emu_mem_bad(x, w, in, as, orig, size, store, lane);
-        /* const data is global memory */
+        /* const data and texels are global memory */
         /* fall through */
     default:
         if (a - x->gbase < x->gsize && x->gsize - (a - x->gbase) >= size)

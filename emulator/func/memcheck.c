@@ -31,6 +31,7 @@ static const uint8_t space_of[XS_COUNT] = {
     [XS_GENERIC] = EMU_SPACE_GLOBAL, [XS_GLOBAL] = EMU_SPACE_GLOBAL,
     [XS_SHARED] = EMU_SPACE_SHARED,  [XS_LOCAL] = EMU_SPACE_LOCAL,
     [XS_CONST] = EMU_SPACE_CONST,    [XS_PARAM] = EMU_SPACE_PARAM,
+    [XS_TEX] = EMU_SPACE_GLOBAL,
 };
 
 /* A window, and where an address falls relative to it. */
@@ -52,7 +53,7 @@ static void where_of(unsigned space, uint64_t a, Where *wh)
     static const struct { unsigned space; uint64_t base; } windows[] = {
         {XS_SHARED, XGPU_SHARED_BASE}, {XS_LOCAL, XGPU_LOCAL_BASE}, {XS_PARAM, XGPU_PARAM_BASE}};
     memset(wh, 0, sizeof *wh);
-    wh->space = space == XS_GENERIC ? XS_GLOBAL : space;
+    wh->space = space == XS_GENERIC || space == XS_TEX ? XS_GLOBAL : space; /* texels are global */
     wh->off = a;
     if (space == XS_GENERIC)
         for (size_t i = 0; i < sizeof windows / sizeof windows[0]; i++) {

@@ -29,6 +29,7 @@ static TmSpace lane_space(unsigned mod, uint64_t *a)
     case XS_PARAM: return TM_PARAM;
     case XS_CONST: return TM_CONST;
     case XS_GLOBAL: return TM_GLOBAL;
+    case XS_TEX: return TM_TEX;
     default: break;
     }
     if (*a - XGPU_SHARED_BASE < XGPU_WINDOW_SIZE)
@@ -44,7 +45,8 @@ static void capture(const EmuWarp *w, const EmuInsn *in, uint32_t mask, EmuStep 
 {
     uint8_t kind = in->op == XOP_ld ? TM_READ : in->op == XOP_st ? TM_WRITE : TM_ATOMIC;
     uint8_t size = (uint8_t)xisa_type_size((XType)in->type);
-    int slot[TM_PARAM + 1] = {-1, -1, -1, -1, -1};
+    int slot[TM_SPACE_COUNT];
+    memset(slot, 0xff, sizeof slot); /* -1: no access of that space yet */
     for (uint32_t m = mask; m; m &= m - 1) {
         unsigned l = (unsigned)__builtin_ctz(m);
         uint64_t a = r64(w, in->s0, l) + (uint64_t)in->imm;

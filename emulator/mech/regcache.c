@@ -176,7 +176,7 @@ void tm_strands(TmInsn *info, const XInsn *code, uint32_t n)
             memset(pend, 0, sizeof pend);
         unsigned sp = code[pc].mod;
         int mem = (xisa_ops[code[pc].op].flags & XI_MEM) &&
-                  (sp == XS_GLOBAL || sp == XS_LOCAL || sp == XS_GENERIC);
+                  (sp == XS_GLOBAL || sp == XS_LOCAL || sp == XS_GENERIC || sp == XS_TEX);
         if (t->cls == TC_SFU || (t->cls == TC_LDST && mem && t->ndst))
             for (unsigned i = 0; i < t->ndst; i++)
                 pend[t->dst[i] >> 6] |= 1ull << (t->dst[i] & 63);

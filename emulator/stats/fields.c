@@ -75,6 +75,8 @@ typedef struct StatRatio {
 
 static const StatRatio stat_ratios[] = {
     {"l1.hit_rate", "l1.hits", {"l1.hits", "l1.misses"}, "L1 hits / (hits + misses)"},
+    {"tex.hit_rate", "tex.hits", {"tex.hits", "tex.misses"},
+     "texture cache hits / (hits + misses)"},
     {"l2.hit_rate", "l2.hits", {"l2.hits", "l2.misses"}, "L2 hits / (hits + misses)"},
     {"dram.row_hit_rate", "dram.row_hits", {"dram.row_hits", "dram.row_misses"},
      "DRAM row hits / (row hits + row misses)"},

@@ -310,6 +310,7 @@ EmuStatus tm_launch(EmuDevice *d, EmuModule *m, int kernel, EmuExec *x, EmuFault
     x->now = &g->now;
     EmuStatus s = gpu_setup(g, m, kernel, fault->message, sizeof fault->message);
     if (!s) {
+        uvm_begin(&d->uvm); /* no page migration is under way at cycle 0 */
         emu_series_begin(d, &g->ctr);
         emu_progress_begin(d, m->bin->kernels[kernel].name, 1);
         s = gpu_run(g, fault);

@@ -11,23 +11,45 @@
  * memory system accepts it. Atomics are performed at L2: they invalidate a present line
  * (unless a miss to it is in flight) and complete when L2's response arrives.
  * The L1 is not coherent; ldst_flush invalidates it at kernel boundaries.
+ * The texture cache is the same cache with its own geometry (tex.*), latency and counters;
+ * it sees only reads, and its misses carry L1_TEX_TAG so that their fills come back to it.
  */
 #include "timing/l1.h"
 
 #include <stdio.h>
 
-int l1_init(L1 *l, const EmuConfig *cfg, unsigned sm, TmCounters *ctr, char *err, size_t n)
+static int cache_setup(L1 *l, const char *name, uint64_t bytes, unsigned ways,
+                       const EmuConfig *cfg, const char *policy, unsigned mshrs,
+                       unsigned merge, char *err, size_t n)
 {
-    uint64_t way_bytes = (uint64_t)cfg->l1_line * cfg->l1_ways;
-    l->sm = sm, l->hit_latency = cfg->l1_hit_latency, l->ctr = ctr, l->mem = NULL;
-    if (!way_bytes || cfg->l1_bytes % way_bytes || cfg->l1_bytes / way_bytes == 0) {
-        snprintf(err, n, "l1.bytes: %llu is not a multiple of l1.line x l1.ways",
-                 (unsigned long long)cfg->l1_bytes);
+    uint64_t way_bytes = (uint64_t)cfg->l1_line * ways;
+    if (!way_bytes || bytes % way_bytes || bytes / way_bytes == 0) {
+        snprintf(err, n, "%s.bytes: %llu is not a multiple of l1.line x %s.ways", name,
+                 (unsigned long long)bytes, name);
         return -1;
     }
-    return cache_init(&l->c, "l1", (unsigned)(cfg->l1_bytes / way_bytes), cfg->l1_ways,
-                      cfg->l1_line, cfg->l1_sector, cfg->l1_policy, cfg->l1_mshrs,
-                      cfg->l1_mshr_merge, err, n);
+    return cache_init(&l->c, name, (unsigned)(bytes / way_bytes), ways, cfg->l1_line,
+                      cfg->l1_sector, policy, mshrs, merge, err, n);
+}
+
+int l1_init(L1 *l, const EmuConfig *cfg, unsigned sm, TmCounters *ctr, char *err, size_t n)
+{
+    *l = (L1){.sm = sm, .hit_latency = cfg->l1_hit_latency, .ctr = ctr,
+              .n = {&ctr->l1_hits, &ctr->l1_misses, &ctr->l1_sector_misses,
+                    &ctr->l1_mshr_merges, &ctr->l1_mshr_stalls}};
+    return cache_setup(l, "l1", cfg->l1_bytes, cfg->l1_ways, cfg, cfg->l1_policy,
+                       cfg->l1_mshrs, cfg->l1_mshr_merge, err, n);
+}
+
+int l1_init_tex(L1 *l, const EmuConfig *cfg, unsigned sm, TmCounters *ctr, char *err,
+                size_t n)
+{
+    *l = (L1){.sm = sm, .hit_latency = cfg->tex_hit_latency, .ctr = ctr,
+              .miss_tag = L1_TEX_TAG,
+              .n = {&ctr->tex_hits, &ctr->tex_misses, &ctr->tex_sector_misses,
+                    &ctr->tex_mshr_merges, &ctr->tex_mshr_stalls}};
+    return cache_setup(l, "tex", cfg->tex_bytes, cfg->tex_ways, cfg, cfg->tex_policy,
+                       cfg->tex_mshrs, cfg->tex_mshr_merge, err, n);
 }
 
 void l1_free(L1 *l)
@@ -62,24 +84,24 @@ static L1Result l1_read(L1 *l, const TmReq *r, Cycle now, int first, Cycle *read
     CachePlan p;
     cache_plan(&l->c, r, &p);
     if (p.out == CACHE_STALL) {
-        l->ctr->l1_mshr_stalls += first != 0;
+        *l->n.mshr_stalls += first != 0;
         return L1_STALL;
     }
     if (p.out == CACHE_MISS) {
         TmReq miss = {.line = r->line, .sectors = p.fetch, .kind = TM_READ,
-                      .sm = (uint16_t)l->sm, .tag = 0, .issued = now};
+                      .sm = (uint16_t)l->sm, .tag = l->miss_tag, .issued = now};
         if (memsys_send(l->mem, &miss, now) < 0)
             return L1_BLOCKED;
-        l->ctr->l1_misses++;
-        l->ctr->l1_sector_misses += p.sector_miss;
+        ++*l->n.misses;
+        *l->n.sector_misses += p.sector_miss;
     }
     cache_apply(&l->c, r, &p);
     if (p.out == CACHE_HIT) {
-        l->ctr->l1_hits++;
+        ++*l->n.hits;
         *ready = now + l->hit_latency;
         return L1_DONE;
     }
-    l->ctr->l1_mshr_merges += p.out == CACHE_MERGE;
+    *l->n.mshr_merges += p.out == CACHE_MERGE;
     return L1_WAIT;
 }
 

@@ -1,6 +1,7 @@
 /*
  * l1.h - one SM's L1 data cache: sectored, LRU (by default), write-through with no
- * write-allocate, MSHRs with merging. It looks up one line request at a time; the LD/ST
+ * write-allocate, MSHRs with merging; the same type is the SM's texture cache (reads
+ * only, docs/textures.md). It looks up one line request at a time; the LD/ST
  * unit (ldst.c) owns the queue of requests, the per-cycle port budget and the warp-level
  * bookkeeping.
  */
@@ -12,11 +13,18 @@
 #include "timing/memsys.h"
 #include "timing/timing.h"
 
+/* The counters one read-only cache of an SM advances (the L1's or the texture cache's). */
+typedef struct L1Counters {
+    uint64_t *hits, *misses, *sector_misses, *mshr_merges, *mshr_stalls;
+} L1Counters;
+
 typedef struct L1 {
     Cache c;
     unsigned sm, hit_latency;
+    uint64_t miss_tag;  /* carried by this cache's misses, so ldst.c routes the fills */
     MemSys *mem;
     TmCounters *ctr;
+    L1Counters n;
 } L1;
 
 typedef enum L1Result {
@@ -26,10 +34,16 @@ typedef enum L1Result {
     L1_BLOCKED, /* the memory system refused the request this cycle: retry next cycle */
 } L1Result;
 
-/* The tag of an atomic's request to L2 carries this bit (reads are matched by line). */
+/* The tag of an atomic's request to L2 carries this bit (reads are matched by line); a
+ * texture cache's misses carry L1_TEX_TAG. */
 #define L1_ATOMIC_TAG (1ull << 63)
+#define L1_TEX_TAG (1ull << 62)
 
 int l1_init(L1 *l, const EmuConfig *cfg, unsigned sm, TmCounters *ctr, char *err, size_t n);
+/* The texture cache of SM sm (tex.*): read-only, the L1's line and sector sizes; it takes
+ * only reads. */
+int l1_init_tex(L1 *l, const EmuConfig *cfg, unsigned sm, TmCounters *ctr, char *err,
+                size_t n);
 void l1_free(L1 *l);
 /* Looks up request r (r->tag: the requester's id, returned by l1_fill) at cycle now.
  * first: the first attempt for r (stall statistics count once per request). */

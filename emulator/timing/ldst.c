@@ -9,6 +9,9 @@
  * injection backs up into the issue stage. The access completes when its last request
  * does (hits: lookup + l1.hit_latency; misses: the cycle the last sector arrives; stores:
  * the cycle the memory system accepted the last request).
+ * Texel loads (ld.tex) take the same path but look up the SM's texture cache (tex.*)
+ * instead of the L1; its misses carry L1_TEX_TAG, so each response goes back to the cache
+ * that asked for it.
  * Shared accesses bypass the L1: an access whose lanes need k bank cycles (smem.c) holds
  * the banks for k cycles (2k for atomics: read then write) and completes smem.latency +
  * k - 1 cycles after issue (+ k more for atomics); the next shared access is refused
@@ -24,6 +27,7 @@
 #include "timing/heap.h"
 #include "timing/l1.h"
 #include "timing/smem.h"
+#include "uvm.h"
 
 typedef struct LdAccess {
     uint64_t tag;   /* the core's id */
@@ -35,6 +39,8 @@ typedef struct LdAccess {
 
 struct LdSt {
     L1 l1;
+    L1 tex;                 /* the texture cache (texel loads) */
+    L1 *cache;              /* the one the queued requests look up */
     unsigned sm, ports, smem_banks, smem_bank_bytes, smem_latency;
     TmCounters *ctr;
     LdAccess *acc;          /* [nacc] access slots */
@@ -50,6 +56,7 @@ struct LdSt {
     unsigned port_used;
     Cycle smem_free;        /* first cycle the shared-memory banks take a new access */
     TmReq *fillbuf;         /* [l1.mshr_merge] requests one fill completes */
+    EmuUvm *uvm;            /* managed pages (NULL: none to migrate) */
 };
 
 LdSt *ldst_new(const EmuConfig *cfg, unsigned sm, TmCounters *ctr, char *err, size_t n)
@@ -69,11 +76,18 @@ LdSt *ldst_new(const EmuConfig *cfg, unsigned sm, TmCounters *ctr, char *err, si
         free(u);
         return NULL;
     }
+    if (l1_init_tex(&u->tex, cfg, sm, ctr, err, n) < 0) {
+        l1_free(&u->l1);
+        free(u);
+        return NULL;
+    }
+    u->cache = &u->l1;
     u->sm = sm, u->ports = cfg->l1_ports, u->ctr = ctr;
     u->smem_banks = cfg->smem_banks, u->smem_bank_bytes = cfg->smem_bank_bytes;
     u->smem_latency = cfg->smem_latency;
     u->port_cycle = TM_NEVER;
-    u->fillbuf = calloc(u->l1.c.merge, sizeof *u->fillbuf);
+    unsigned merge = u->l1.c.merge > u->tex.c.merge ? u->l1.c.merge : u->tex.c.merge;
+    u->fillbuf = calloc(merge, sizeof *u->fillbuf);
     if (!u->fillbuf) {
         snprintf(err, n, "out of memory");
         ldst_free(u);
@@ -87,6 +101,7 @@ void ldst_free(LdSt *u)
     if (!u)
         return;
     l1_free(&u->l1);
+    l1_free(&u->tex);
     free(u->acc);
     free(u->free);
     tm_heap_free(&u->done);
@@ -94,9 +109,10 @@ void ldst_free(LdSt *u)
     free(u);
 }
 
-void ldst_connect(LdSt *u, MemSys *m)
+void ldst_connect(LdSt *u, MemSys *m, EmuUvm *uvm)
 {
-    u->l1.mem = m;
+    u->l1.mem = m, u->tex.mem = m;
+    u->uvm = uvm;
 }
 
 /* A free access slot (the table grows; slots are reused). Returns its index or -1. */
@@ -147,7 +163,7 @@ static int ldst_lookup(LdSt *u, Cycle now)
     while (u->qhead < u->qlen && !u->stalled && u->port_used < u->ports) {
         const TmReq *r = &u->queue[u->qhead];
         Cycle ready = now;
-        L1Result res = l1_access(&u->l1, r, now, !u->head_tried, &ready);
+        L1Result res = l1_access(u->cache, r, now, !u->head_tried, &ready);
         if (res == L1_STALL || res == L1_BLOCKED) {
             u->stalled = res == L1_STALL;
             u->head_tried = 1;
@@ -188,13 +204,18 @@ int ldst_issue(LdSt *u, const TmAccess *a, uint64_t tag, Cycle now)
         return -1;
     u->qlen = coal_split(a, u->sm, u->l1.c.line, u->l1.c.sector, u->queue);
     u->qhead = 0, u->stalled = 0, u->head_tried = 0;
+    u->cache = a->space == TM_TEX ? &u->tex : &u->l1;
     for (unsigned i = 0; i < u->qlen; i++)
         u->queue[i].tag = (uint64_t)slot, u->queue[i].issued = now;
     u->acc[slot].left = u->qlen;
     u->acc[slot].done = now;
+    if (u->uvm && u->uvm->n && u->uvm->on && a->space != TM_LOCAL && a->space != TM_PARAM)
+        /* a migration holds the access back */
+        u->acc[slot].done = uvm_touch(u->uvm, a, now, u->ctr);
     if (!u->qlen)
         acc_complete(u, &u->acc[slot]);
     u->ctr->ldst_accesses++;
+    u->ctr->tex_accesses += a->space == TM_TEX;
     u->ctr->coal_requests += u->qlen;
     for (unsigned i = 0; i < u->qlen; i++)
         u->ctr->coal_sectors += (uint64_t)__builtin_popcount(u->queue[i].sectors);
@@ -208,7 +229,7 @@ static int ldst_receive(LdSt *u, Cycle now)
     TmReq resp;
     int work = 0;
     while (memsys_recv(u->l1.mem, u->sm, &resp, now)) {
-        unsigned k = l1_fill(&u->l1, &resp, u->fillbuf);
+        unsigned k = l1_fill(resp.tag & L1_TEX_TAG ? &u->tex : &u->l1, &resp, u->fillbuf);
         for (unsigned i = 0; i < k; i++)
             acc_resolve(u, (unsigned)u->fillbuf[i].tag, now);
         u->stalled = 0; /* an MSHR or a way may have been freed */
@@ -259,6 +280,7 @@ int ldst_idle(const LdSt *u)
 void ldst_flush(LdSt *u)
 {
     cache_invalidate(&u->l1.c);
+    cache_invalidate(&u->tex.c);
 }
 
 void ldst_dump(const LdSt *u, FILE *f)
@@ -272,4 +294,5 @@ void ldst_dump(const LdSt *u, FILE *f)
                     (unsigned long long)u->acc[i].tag, u->acc[i].left,
                     (unsigned long long)u->acc[i].done);
     cache_dump(&u->l1.c, "  l1", f);
+    cache_dump(&u->tex.c, "  tex", f);
 }

@@ -12,10 +12,13 @@
 #include "timing/timing.h"
 
 typedef struct LdSt LdSt;
+struct EmuUvm;
 
 LdSt *ldst_new(const EmuConfig *cfg, unsigned sm, TmCounters *ctr, char *err, size_t n);
 void ldst_free(LdSt *u);
-void ldst_connect(LdSt *u, MemSys *m);
+/* Connects the unit to the memory system and to the device's managed pages (uvm.h;
+ * NULL: no migration cost). */
+void ldst_connect(LdSt *u, MemSys *m, struct EmuUvm *uvm);
 /* Accepts a warp-level access at cycle now, or returns -1 when the unit cannot take it
  * this cycle (the issue stage stalls and retries). */
 int ldst_issue(LdSt *u, const TmAccess *a, uint64_t tag, Cycle now);

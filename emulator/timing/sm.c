@@ -86,7 +86,7 @@ TmSm *tm_sm_new(TmGpu *g, uint32_t id, char *err, size_t n)
         sm->ldst = ldst_new(cfg, id, &g->ctr, err, n);
         if (!sm->ldst)
             return tm_sm_free(sm), NULL;
-        ldst_connect(sm->ldst, g->mem);
+        ldst_connect(sm->ldst, g->mem, &g->d->uvm);
     }
     if (bad) {
         snprintf(err, n, "out of host memory");

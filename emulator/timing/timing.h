@@ -27,7 +27,9 @@ typedef struct TmCounters {
 
 /* A warp-level memory instruction as the functional core executed it: what the LD/ST
  * unit needs to time it (coalescing, bank conflicts). */
-typedef enum TmSpace { TM_GLOBAL, TM_SHARED, TM_LOCAL, TM_CONST, TM_PARAM } TmSpace;
+typedef enum TmSpace {
+    TM_GLOBAL, TM_SHARED, TM_LOCAL, TM_CONST, TM_PARAM, TM_TEX, TM_SPACE_COUNT
+} TmSpace;
 typedef enum TmKind { TM_READ, TM_WRITE, TM_ATOMIC } TmKind;
 
 typedef struct TmAccess {

@@ -167,6 +167,18 @@ EmuStatus emu_memset(EmuDevice *d, uint64_t dst, int value, uint64_t bytes);
 /* Bytes allocated now, and the device's capacity. */
 void emu_mem_info(const EmuDevice *d, uint64_t *used, uint64_t *total);
 
+/* Unified memory (docs/unified-memory.md): where managed pages are, for timing mode's
+ * migration cost. emu_uvm_add registers [addr, addr+bytes) (inside an allocation,
+ * overlapping no registered range) with every page not yet touched; emu_uvm_remove
+ * forgets the range starting at addr. emu_uvm_sync_in, before a launch, copies the bytes
+ * of src that differ from the device's copy of the registered range at addr and marks
+ * their pages host-resident. emu_uvm_prefetch makes the pages of a part of a registered
+ * range resident on the device (to_device) or, when they are, on the host. */
+EmuStatus emu_uvm_add(EmuDevice *d, uint64_t addr, uint64_t bytes);
+void emu_uvm_remove(EmuDevice *d, uint64_t addr);
+EmuStatus emu_uvm_sync_in(EmuDevice *d, uint64_t addr, const void *src, uint64_t bytes);
+EmuStatus emu_uvm_prefetch(EmuDevice *d, uint64_t addr, uint64_t bytes, int to_device);
+
 /* Runs kernel `kernel` of module m to completion. params points to param_bytes bytes laid
  * out as the kernel's XParam table says. On a guest fault returns its status and fills
  * *fault (if non-NULL); stats (if non-NULL) receive this launch's figures either way. */

@@ -116,6 +116,7 @@ typedef enum XSpace {
     XS_LOCAL,
     XS_CONST,
     XS_PARAM,
+    XS_TEX,     /* read-only global data fetched through the texture path (ld only) */
     XS_COUNT
 } XSpace;
 

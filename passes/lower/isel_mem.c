@@ -29,6 +29,10 @@ static int64_t align_up(int64_t v, int64_t a)
     return (v + a - 1) / a * a;
 }
 
+/* The LLVM address space of texel loads: texture_fetch_functions.h reads every texel
+ * through a pointer in it, and such loads become ld.tex (the texture path, docs/textures.md). */
+#define AS_TEXTURE 200
+
 static int space_of_as(unsigned as)
 {
     switch (as) {
@@ -38,6 +42,7 @@ static int space_of_as(unsigned as)
     case 4: return XS_CONST;
     case 5: return XS_LOCAL;
     case 101: return XS_PARAM;
+    case AS_TEXTURE: return XS_TEX;
     default: return -1;
     }
 }
@@ -283,7 +288,7 @@ static MReg cast_value(Isel *s, LLVMValueRef v)
     unsigned from = ptr_as(op), to = ptr_as(v);
     MReg r = isel_val(s, op);
     int sp = space_of_as(from ? from : to);
-    if (from == to || sp == XS_GLOBAL || sp == XS_CONST)
+    if (from == to || sp == XS_GLOBAL || sp == XS_CONST || sp == XS_TEX)
         return r;
     if ((from == 0 || to == 0) && (sp == XS_SHARED || sp == XS_LOCAL))
         return cvta(s, (XSpace)sp, r, from == 0);
@@ -440,6 +445,8 @@ int isel_store(Isel *s, LLVMValueRef in)
         return -1;
     if (a.space == XS_PARAM)
         return isel_fail(s, "store to a kernel parameter");
+    if (a.space == XS_TEX)
+        return isel_fail(s, "store through a texture-space pointer");
     emit_st(s, mem_type(LLVMTypeOf(v)), a.space, a.base, a.off, r);
     return 0;
 }
@@ -521,8 +528,8 @@ static int sel_copy(Isel *s, LLVMValueRef call, int is_move)
     IselAddr d, sa;
     if (isel_addr(s, dst, &d) || isel_addr(s, src, &sa))
         return -1;
-    if (d.space == XS_PARAM)
-        return isel_fail(s, "copy into a kernel parameter");
+    if (d.space == XS_PARAM || d.space == XS_TEX)
+        return isel_fail(s, "copy into a kernel parameter or texture-space memory");
     unsigned al = call_align(call, 0) < call_align(call, 1) ? call_align(call, 0)
                                                              : call_align(call, 1);
     if (LLVMIsAConstantInt(len) && LLVMConstIntGetZExtValue(len) <= UNROLL_MAX) {
@@ -570,8 +577,8 @@ static int sel_set(Isel *s, LLVMValueRef call)
     IselAddr d;
     if (isel_addr(s, LLVMGetOperand(call, 0), &d))
         return -1;
-    if (d.space == XS_PARAM)
-        return isel_fail(s, "memset of a kernel parameter");
+    if (d.space == XS_PARAM || d.space == XS_TEX)
+        return isel_fail(s, "memset of a kernel parameter or texture-space memory");
     unsigned al = call_align(call, 0);
     if (LLVMIsAConstantInt(len) && LLVMConstIntGetZExtValue(len) <= UNROLL_MAX) {
         uint64_t n = LLVMConstIntGetZExtValue(len);

@@ -37,6 +37,23 @@ void xt_expect_pass(const char *path, const char *args);
  * default (timing) mode and with XGPU_MODE=functional. */
 void xt_expect_pass_both_modes(const char *name, const char *opt);
 
+/* Managed blocks need the device's addresses on the host, which AddressSanitizer's shadow
+ * memory covers (docs/runtime.md): tests of them skip themselves in the sanitizer build. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define XT_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define XT_ASAN 1
+#endif
+#ifdef XT_ASAN
+#define XT_SKIP_UNDER_ASAN() \
+    cr_skip_test("AddressSanitizer's shadow memory covers the device's addresses")
+#else
+#define XT_SKIP_UNDER_ASAN() ((void)0)
+#endif
+
 /* clang's wrapper around an embedded fat binary, as __cudaRegisterFatBinary receives it. */
 typedef struct XtFatWrapper {
     int magic, version; /* 0x466243b1, 1 */

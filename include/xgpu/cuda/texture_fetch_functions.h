@@ -2,9 +2,9 @@
  * texture_fetch_functions.h - texture and surface references and objects, and the device
  * functions that read and write them.
  *
- * Every fetch reads the texture's XgpuTexDesc (texture_types.h) and then its texels with
- * ordinary loads (__xgpu_tex_ld), following the CUDA C Programming Guide's appendix on
- * texture fetching:
+ * Every fetch reads the texture's XgpuTexDesc (texture_types.h) with ordinary loads and
+ * then its texels with texture-space loads (__xgpu_tex_ld), following the CUDA C
+ * Programming Guide's appendix on texture fetching:
  *   - normalized coordinates are scaled by the size after the address mode: wrap keeps
  *     the fraction, mirror reflects every other period; with unnormalized coordinates
  *     wrap and mirror act as clamp (CUDA supports them only with normalized ones);
@@ -176,10 +176,12 @@ static __inline__ __host__ cudaError_t cudaBindSurfaceToArray(const struct surfa
 
 /* ---- fetching ------------------------------------------------------------------------ */
 
-/* A texel load; every texture read goes through here. */
+/* A texel load; every texture read goes through here. Address space 200 is xgpu's
+ * texture space: xgpu-cc selects ld.tex for it, which the timing model sends through
+ * the SM's texture cache instead of the L1 (docs/textures.md). */
 template <class T> XGPU_TDEV T __xgpu_tex_ld(unsigned long long addr)
 {
-    return *(const T *)addr;
+    return *(const __attribute__((address_space(200))) T *)addr;
 }
 
 /* A fetched element: each channel as float (filtered, normalized) and as its stored bits

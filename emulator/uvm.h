@@ -1,0 +1,59 @@
+/*
+ * uvm.h - where the pages of unified ("managed") memory are, and what a device touch of
+ * one costs in timing mode (docs/unified-memory.md).
+ *
+ * The runtime registers each managed range (emu_uvm_add), tells the device before every
+ * launch what the host wrote (emu_uvm_sync_in copies the pages that differ and marks them
+ * host-resident) and passes cudaMemPrefetchAsync on (emu_uvm_prefetch). A page is in one
+ * of three states: NEW (never touched by the device and not written by the host), HOST
+ * and DEVICE. In timing mode the LD/ST unit asks uvm_touch about every global access:
+ * the first touch of a NEW page costs a fault (um.fault_cycles), of a HOST page a fault
+ * plus the copy over the host link (um.page_bytes / um.bytes_per_cycle); both then make
+ * the page DEVICE. Faults are served one at a time in the order they are taken; an access
+ * to a page whose migration is under way waits for it. Functional mode neither reads nor
+ * changes the states.
+ */
+#ifndef EMU_UVM_H
+#define EMU_UVM_H
+
+#include <stdint.h>
+#include "config/config.h"
+#include "xgpu/emu.h"
+#include "timing/timing.h"
+
+typedef struct UvmRange {
+    uint64_t base, size;  /* device addresses; pages are um.page_bytes-aligned pieces */
+    uint64_t first;       /* base / page_bytes */
+    uint8_t *state;       /* per page: UVM_NEW, UVM_HOST, UVM_DEVICE */
+    uint64_t *seq;        /* per page: the timing launch that started its migration */
+    Cycle *ready;         /* per page: the cycle that migration ended (in launch seq) */
+} UvmRange;
+
+enum { UVM_NEW, UVM_HOST, UVM_DEVICE };
+
+typedef struct EmuUvm {
+    UvmRange *r;          /* sorted by base, disjoint */
+    size_t n, cap;
+    size_t last;          /* index of the last range hit */
+    unsigned page_shift;  /* log2(um.page_bytes) */
+    unsigned fault_cycles, bytes_per_cycle, on;
+    uint64_t seq;         /* the timing launch running (uvm_begin) */
+    Cycle engine_free;    /* the fault engine takes the next fault from here */
+} EmuUvm;
+
+void uvm_init(EmuUvm *u, const EmuConfig *cfg);
+void uvm_fini(EmuUvm *u);
+/* The ranges, as emu_uvm_* (emu.h) without the device: uvm_add registers a range with
+ * every page NEW, uvm_mark_host and uvm_prefetch change the states of a part of one. */
+EmuStatus uvm_add(EmuUvm *u, uint64_t addr, uint64_t bytes);
+void uvm_remove(EmuUvm *u, uint64_t addr);
+EmuStatus uvm_mark_host(EmuUvm *u, uint64_t addr, uint64_t bytes);
+EmuStatus uvm_prefetch(EmuUvm *u, uint64_t addr, uint64_t bytes, int to_device);
+/* A timing launch starts: no migration is under way. */
+void uvm_begin(EmuUvm *u);
+/* Access a (global, const or texture space) issued at cycle now touches managed pages:
+ * returns the cycle before which it cannot complete (now when every page it touches is
+ * resident) and counts the faults in ctr. */
+Cycle uvm_touch(EmuUvm *u, const TmAccess *a, Cycle now, TmCounters *ctr);
+
+#endif
