@@ -13,31 +13,49 @@
 
 #include "600-rf-util.h"
 #include "config/config.h"
+#include "mech/ccu.h"
+#include "mech/mech.h"
 #include "mech/memento.h"
 #include "stats/printer.h"
 
-
-static void rig_init(Rig *r, uint32_t nocu, TmAlloc alloc)
+/* One SM of nocu caching collectors under core.sched = memento, its launch state made by
+ * the policy's own hooks (a fixed STHLD of sthld). */
+static void rig_init_sthld(Rig *r, uint32_t nocu, const char *sthld)
 {
+    char err[256] = "";
     memset(r, 0, sizeof *r);
     emu_config_defaults(&r->cfg);
+    strcpy(r->cfg.memento_sthld, sthld);
     tm_rng_seed(&r->rng, 1);
     r->sm = (TmSm){.cfg = &r->cfg, .ctr = &r->ctr, .rng = &r->rng, .gpu = &r->g,
-                   .warp = r->warp, .max_warps = 8, .sc = &r->sc, .nsc = 1, .ccu = 1,
-                   .alloc = (uint8_t)alloc};
+                   .warp = r->warp, .max_warps = 8, .sc = &r->sc, .nsc = 1,
+                   .issue = &tm_issue_memento, .coll = &tm_coll_ccu};
     r->g.cfg = &r->cfg;
-    tm_sthld_init(&r->g.sthld, 31, 0.02, 0);
     r->sc.nocu = nocu, r->sc.ocu = r->ocu, r->sc.nslots = 8;
     cr_assert_eq(tm_rf_init(&r->sc, &r->cfg), 0);
-    for (uint32_t i = 0; i < nocu; i++)
-        cr_assert_eq(tm_ccu_init(&r->ocu[i], r->cfg.rf_ct_entries), 0);
+    cr_assert_eq(tm_coll_ccu.sm_init(&r->sm), 0);
+    cr_assert_eq(tm_issue_memento.sm_init(&r->sm), 0);
+    cr_assert_eq(tm_issue_memento.launch.begin(&r->g, &r->g.mech[TM_SLOT_ISSUE].state, err,
+                                               sizeof err), 0, "%s", err);
+    ccu_sm(&r->sm)->port_result = 0; /* one register per cycle unless a test says */
+}
+
+static void rig_init(Rig *r, uint32_t nocu)
+{
+    rig_init_sthld(r, nocu, "0");
 }
 
 static void rig_free(Rig *r)
 {
     tm_rf_free(&r->sc, &r->cfg);
-    for (uint32_t i = 0; i < r->sc.nocu; i++)
-        free(r->ocu[i].ct);
+    tm_coll_ccu.sm_free(&r->sm);
+    tm_issue_memento.sm_free(&r->sm);
+    tm_issue_memento.launch.end(&r->g, r->g.mech[TM_SLOT_ISSUE].state);
+}
+
+static MementoSm *counters(Rig *r)
+{
+    return r->sm.issue_state;
 }
 
 /* An instruction reading regs[0..n) (near: bit i for regs[i]). */
@@ -51,7 +69,7 @@ static TmInsn insn(const uint8_t *regs, unsigned n, uint16_t near)
 static int holds(const Rig *r, unsigned c, unsigned reg)
 {
     for (uint32_t i = 0; i < r->cfg.rf_ct_entries; i++)
-        if (r->ocu[c].ct[i].valid && r->ocu[c].ct[i].tag == reg)
+        if (ccu_of(&r->sm, &r->sc, c)->ct[i].valid && ccu_of(&r->sm, &r->sc, c)->ct[i].tag == reg)
             return 1;
     return 0;
 }
@@ -60,13 +78,13 @@ static int holds(const Rig *r, unsigned c, unsigned reg)
 static void run_insn(Rig *r, unsigned c, uint16_t slot, const TmInsn *t)
 {
     tm_ccu_fill(&r->sm, &r->sc, c, slot, t, 1);
-    tm_ccu_unlock(&r->sm, &r->ocu[c]);
+    tm_ccu_unlock(&r->sm, &r->sc, c);
 }
 
 Test(memento_ccu, hits_misses_and_bank_reads)
 {
     Rig r;
-    rig_init(&r, 2, TA_MEMENTO);
+    rig_init(&r, 2);
     const uint8_t a[] = {3, 7};
     TmInsn t = insn(a, 2, 0);
     run_insn(&r, 0, 0, &t);
@@ -84,7 +102,7 @@ Test(memento_ccu, hits_misses_and_bank_reads)
 Test(memento_ccu, victim_invalid_then_far_then_lru)
 {
     Rig r;
-    rig_init(&r, 2, TA_MEMENTO);
+    rig_init(&r, 2);
     const uint8_t a[] = {0, 1, 2, 3, 4, 5}, b[] = {6, 7}, c8[] = {8}, c9[] = {9}, c10[] = {10};
     TmInsn ta = insn(a, 6, 0x0f), tb = insn(b, 2, 0x3); /* r4, r5 far */
     run_insn(&r, 0, 0, &ta);
@@ -108,7 +126,7 @@ Test(memento_ccu, victim_invalid_then_far_then_lru)
 Test(memento_ccu, locked_entries_are_never_evicted)
 {
     Rig r;
-    rig_init(&r, 2, TA_MEMENTO);
+    rig_init(&r, 2);
     const uint8_t a[] = {0, 1, 2, 3, 4, 5}, b[] = {6, 7}, c[] = {20, 21, 22, 23, 24, 25};
     TmInsn ta = insn(a, 6, 0), tb = insn(b, 2, 0), tc = insn(c, 6, 0); /* all far */
     run_insn(&r, 0, 0, &ta);
@@ -127,24 +145,24 @@ Test(memento_ccu, locked_entries_are_never_evicted)
 Test(memento_ccu, another_owner_flushes_the_table)
 {
     Rig r;
-    rig_init(&r, 2, TA_MEMENTO);
+    rig_init(&r, 2);
     const uint8_t a[] = {3, 7};
     TmInsn t = insn(a, 2, 3);
     run_insn(&r, 1, 0, &t);
-    cr_expect_eq(r.warp[0].ccu, 2, "warp 0 owns CCU 1");
+    cr_expect_eq(tm_ccu_owned(&r.sm, 0), 2, "warp 0 owns CCU 1");
     run_insn(&r, 1, 5, &t);
     cr_expect_eq(r.ctr.rf_ct_flushes, 1);
     cr_expect_eq(r.ctr.rf_ct_misses, 4, "warp 5 cannot hit warp 0's registers");
-    cr_expect_eq(r.warp[0].ccu, 0);
-    cr_expect_eq(r.warp[5].ccu, 2);
-    cr_expect_eq(r.ocu[1].owner, 6);
+    cr_expect_eq(tm_ccu_owned(&r.sm, 0), 0);
+    cr_expect_eq(tm_ccu_owned(&r.sm, 5), 2);
+    cr_expect_eq(ccu_of(&r.sm, &r.sc, 1)->owner, 6);
     rig_free(&r);
 }
 
 Test(memento_ccu, write_filter_port_and_invalidation)
 {
     Rig r;
-    rig_init(&r, 2, TA_MEMENTO);
+    rig_init(&r, 2);
     const uint8_t a[] = {3, 7};
     TmInsn t = insn(a, 2, 0);
     run_insn(&r, 0, 0, &t);
@@ -171,8 +189,8 @@ Test(memento_ccu, write_filter_port_and_invalidation)
 Test(memento_ccu, result_wide_write_port)
 {
     Rig r;
-    rig_init(&r, 2, TA_MEMENTO);
-    r.sm.ct_port_result = 1;
+    rig_init(&r, 2);
+    ccu_sm(&r.sm)->port_result = 1;
     const uint8_t a[] = {3, 7};
     TmInsn t = insn(a, 2, 0);
     run_insn(&r, 0, 0, &t);
@@ -189,7 +207,7 @@ Test(memento_ccu, result_wide_write_port)
 Test(memento_alloc, own_ccu_far_free_then_stall_counter)
 {
     Rig r;
-    rig_init(&r, 2, TA_MEMENTO);
+    rig_init_sthld(&r, 2, "2");
     const uint8_t a[] = {3};
     TmInsn near = insn(a, 1, 1);
     unsigned why;
@@ -200,55 +218,53 @@ Test(memento_alloc, own_ccu_far_free_then_stall_counter)
     cr_expect_eq(tm_memento_pick(&r.sm, &r.sc, 4, &why), 1, "CCU 1 holds no near value");
     run_insn(&r, 1, 3, &near); /* CCU 1: warp 3, near */
     r.ocu[0].busy = 0, r.sc.ocu_busy = 0;
-    r.g.sthld.sthld = 2;
+    cr_assert_eq(tm_memento_sthld(&r.g), 2);
     cr_expect_eq(tm_memento_pick(&r.sm, &r.sc, 4, &why), TM_PICK_STOP);
-    cr_expect_eq(why, TAS_WAIT);
-    cr_expect_eq(r.sm.mcounter, 1);
+    cr_expect_eq(why, TPS_WAIT);
+    cr_expect_eq(counters(&r)->sm, 1);
     cr_expect_eq(tm_memento_pick(&r.sm, &r.sc, 5, &why), TM_PICK_STOP);
-    cr_expect_eq(r.sm.mcounter, 2);
+    cr_expect_eq(counters(&r)->sm, 2);
     int c = tm_memento_pick(&r.sm, &r.sc, 4, &why);
     cr_expect(c == 0 || c == 1, "counter reached STHLD: a free CCU at random");
-    cr_expect_eq(why, TAS_NONE);
-    cr_expect_eq(r.sm.mcounter, 0, "the counter resets");
+    cr_expect_eq(why, TPS_NONE);
+    cr_expect_eq(counters(&r)->sm, 0, "the counter resets");
     r.ocu[0].busy = r.ocu[1].busy = 1, r.sc.ocu_busy = 2;
     cr_expect_eq(tm_memento_pick(&r.sm, &r.sc, 4, &why), TM_PICK_STOP);
-    cr_expect_eq(why, TAS_NONE_FREE);
+    cr_expect_eq(why, TPS_NONE_FREE);
     rig_free(&r);
 }
 
 Test(memento_alloc, counter_scope_subcore)
 {
     Rig r;
-    rig_init(&r, 1, TA_MEMENTO);
+    rig_init_sthld(&r, 1, "5");
     strcpy(r.cfg.memento_counter_scope, "subcore");
     const uint8_t a[] = {3};
     TmInsn near = insn(a, 1, 1);
     unsigned why;
     run_insn(&r, 0, 2, &near);
-    r.g.sthld.sthld = 5;
     cr_expect_eq(tm_memento_pick(&r.sm, &r.sc, 4, &why), TM_PICK_STOP);
-    cr_expect_eq(r.sc.mcounter, 1);
-    cr_expect_eq(r.sm.mcounter, 0);
+    cr_expect_eq(counters(&r)->sc[0], 1);
+    cr_expect_eq(counters(&r)->sm, 0);
     rig_free(&r);
 }
 
 Test(memento_alloc, private_ccus_never_stall_for_allocation)
 {
     Rig r;
-    rig_init(&r, 8, TA_PRIVATE);
+    rig_init_sthld(&r, 8, "31");
     const uint8_t a[] = {3};
     TmInsn near = insn(a, 1, 1);
     unsigned why;
     for (uint16_t s = 0; s < 8; s++)
         run_insn(&r, s, s, &near); /* every CT holds a near value */
-    r.g.sthld.sthld = 31;
-    for (uint16_t s = 0; s < 8; s++) {
-        cr_expect_eq(tm_memento_pick(&r.sm, &r.sc, s, &why), s);
-        cr_expect_eq(why, TAS_NONE);
+    for (uint16_t s = 0; s < 8; s++) { /* memento-pr's allocation */
+        cr_expect_eq(tm_issue_memento_pr.pick(&r.sm, &r.sc, s, &why), s);
+        cr_expect_eq(why, TPS_NONE);
     }
     r.ocu[3].busy = 1;
-    cr_expect_eq(tm_memento_pick(&r.sm, &r.sc, 3, &why), TM_PICK_BUSY);
-    cr_expect_eq(why, TAS_NONE);
+    cr_expect_eq(tm_issue_memento_pr.pick(&r.sm, &r.sc, 3, &why), TM_PICK_BUSY);
+    cr_expect_eq(why, TPS_NONE);
     rig_free(&r);
 }
 

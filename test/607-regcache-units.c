@@ -11,6 +11,8 @@
 
 #include "600-rf-util.h"
 #include "config/config.h"
+#include "mech/mech.h"
+#include "mech/regcache.h"
 #include "timing/sched.h"
 
 
@@ -22,17 +24,16 @@ static void rig_init(Rig *r, const char *collector, const char *sched, uint32_t 
     r->cfg.rf_bow_window = entries;
     tm_rng_seed(&r->rng, 1);
     r->sm = (TmSm){.cfg = &r->cfg, .ctr = &r->ctr, .rng = &r->rng, .gpu = &r->g,
-                   .warp = r->warp, .max_warps = 8, .sc = &r->sc, .nsc = 1,
-                   .bow = strcmp(collector, "bow") == 0,
-                   .rfc = strcmp(sched, "rfc") == 0     ? TM_RFC_HW
-                          : strcmp(sched, "swrfc") == 0 ? TM_RFC_SW
-                                                         : TM_RFC_NONE};
+                   .warp = r->warp, .max_warps = 8, .sc = &r->sc, .nsc = 1};
     r->g.cfg = &r->cfg;
     r->sc.nocu = 8, r->sc.ocu = r->ocu, r->sc.nslots = 8;
     r->sc.sched = tm_sched_new(tm_sched_find(sched), 8, 2);
     cr_assert(r->sc.sched);
     cr_assert_eq(tm_rf_init(&r->sc, &r->cfg), 0);
-    cr_assert_eq(tm_rc_init(&r->sm), 0);
+    int kind = strcmp(collector, "bow") == 0 ? TM_RC_BOW
+               : strcmp(sched, "rfc") == 0   ? TM_RC_RFC
+                                             : TM_RC_SWRFC;
+    cr_assert_eq(tm_rc_init(&r->sm, kind), 0);
     for (uint16_t s = 0; s < 8; s++)
         tm_rc_reset(&r->sm, s);
 }
@@ -55,7 +56,7 @@ static TmInsn reads(uint8_t a, uint8_t b)
 static uint64_t issue(Rig *r, uint16_t slot, const TmInsn *t)
 {
     uint64_t before = r->ctr.rf_ct_hits;
-    if (r->sm.bow)
+    if (((RcSm *)r->sm.coll_state)->kind == TM_RC_BOW)
         tm_bow_fill(&r->sm, &r->sc, slot, slot, t, 1);
     else
         tm_rfc_fill(&r->sm, &r->sc, slot, slot, t, 1);
@@ -84,7 +85,7 @@ Test(bow_units, results_count_as_touches)
     rig_init(&r, "bow", "gto", 3);
     TmInsn prod = reads(3, 7), use = reads(20, 9), other = reads(30, 31);
     issue(&r, 0, &prod);                    /* index 1, writes r20 */
-    tm_bow_write(&r.sm, 0, 20, r.sm.rc[0].n);
+    tm_bow_write(&r.sm, 0, 20, tm_rc(&r.sm, 0)->n);
     cr_expect_eq(r.ctr.rf_ct_writes, 1, "the next instruction can use it");
     cr_expect_eq(issue(&r, 0, &use), 1, "r20 forwarded, r9 not there");
     issue(&r, 0, &other);
@@ -172,9 +173,10 @@ Test(rfc_units, strand_marks)
     put(code, info, 6, XOP_ld, XS_GLOBAL, TC_LDST, 40, 8, 0);
     put(code, info, 7, XOP_add, 0, TC_INT, 9, 9, 0);           /* loop header (from 8) */
     put(code, info, 8, XOP_bra, 0, TC_CTRL, 0, 0, 7);
-    tm_strands(info, code, 9);
+    uint8_t strand[9];
+    tm_strands(strand, info, code, 9);
     const uint8_t want[9] = {0, 0, 0, TM_STRAND_FLUSH | TM_STRAND_YIELD, 0, 0, 0,
                              TM_STRAND_FLUSH, 0};
     for (unsigned i = 0; i < 9; i++)
-        cr_expect_eq(info[i].strand, want[i], "pc %u: %u", i, info[i].strand);
+        cr_expect_eq(strand[i], want[i], "pc %u: %u", i, strand[i]);
 }

@@ -19,6 +19,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "mech/choices.h"
+
 #define EMU_STR(x) #x
 
 const EmuCfgKey emu_cfg_keys[] = {

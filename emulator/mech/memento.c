@@ -28,7 +28,10 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include "mech/ccu.h"
+#include "mech/mech.h"
 #include "mech/memento.h"
 #include "timing/gpu.h"
 
@@ -74,14 +77,113 @@ int tm_sthld_step(TmSthld *f, double ipc)
     return large ? 'L' : 'S';
 }
 
-/* --- allocation -------------------------------------------------------------------------- */
+/* --- launch-wide STHLD (the issue slot's launch hooks) -------------------------------- */
+
+/* The launch's STHLD (TmGpu.mech[TM_SLOT_ISSUE].state). */
+typedef struct MementoLaunch {
+    TmSthld sthld;
+    int dynamic;         /* the state machine runs (memento.sthld = dynamic) */
+    Cycle next;          /* next interval end, TM_NEVER: none */
+    Cycle since;         /* memento.sthld_cycles accounted up to here */
+    uint64_t insns;      /* warp instructions at the last interval end */
+} MementoLaunch;
+
+static MementoLaunch *launch_of(const TmGpu *g)
+{
+    return (MementoLaunch *)g->mech[TM_SLOT_ISSUE].state;
+}
+
+static int sthld_begin(TmGpu *g, void **state, char *err, size_t n)
+{
+    const EmuConfig *c = g->cfg;
+    long fixed = emu_config_sthld(c);
+    if (fixed < -1) {
+        snprintf(err, n, "memento.sthld: expected dynamic or a number 0..%u, got '%s'",
+                 c->memento_sthld_max, c->memento_sthld);
+        return -1;
+    }
+    MementoLaunch *l = calloc(1, sizeof *l);
+    if (!l) {
+        snprintf(err, n, "out of host memory");
+        return -1;
+    }
+    tm_sthld_init(&l->sthld, c->memento_sthld_max, c->memento_sl_boundary,
+                  c->memento_state4_to_6);
+    l->sthld.knee = c->memento_sthld_knee;
+    if (fixed >= 0)
+        l->sthld.sthld = (uint32_t)fixed;
+    l->dynamic = fixed < 0;
+    l->next = l->dynamic ? c->memento_interval : TM_NEVER;
+    *state = l;
+    return 0;
+}
+
+static void sthld_end(TmGpu *g, void *state)
+{
+    (void)g;
+    free(state);
+}
+
+static Cycle sthld_next(const TmGpu *g, const void *state)
+{
+    (void)g;
+    return ((const MementoLaunch *)state)->next;
+}
+
+static void sthld_settle(TmGpu *g, void *state, Cycle upto)
+{
+    MementoLaunch *l = state;
+    if (upto <= l->since)
+        return;
+    g->ctr.memento_sthld_cycles += (uint64_t)l->sthld.sthld * (upto - l->since);
+    l->since = upto;
+}
+
+/* An interval ended at g->now: the state machine takes its IPC. */
+static void sthld_interval(TmGpu *g, void *state)
+{
+    MementoLaunch *l = state;
+    if (g->now < l->next)
+        return;
+    uint64_t len = g->cfg->memento_interval;
+    sthld_settle(g, l, g->now);
+    tm_sthld_step(&l->sthld, (double)(g->ctr.warp_insns - l->insns) / (double)len);
+    l->insns = g->ctr.warp_insns;
+    l->next += len;
+}
+
+uint32_t tm_memento_sthld(const TmGpu *g)
+{
+    return launch_of(g)->sthld.sthld;
+}
+
+/* --- allocation ---------------------------------------------------------------------- */
+
+static int memento_sm_init(TmSm *sm)
+{
+    MementoSm *m = calloc(1, sizeof *m);
+    if (!m)
+        return -1;
+    sm->issue_state = m;
+    m->sc = calloc(sm->nsc, sizeof *m->sc);
+    return m->sc ? 0 : -1;
+}
+
+static void memento_sm_free(TmSm *sm)
+{
+    MementoSm *m = sm->issue_state;
+    if (m)
+        free(m->sc);
+    free(m);
+    sm->issue_state = NULL;
+}
 
 /* The k-th (from 0) free collector of sc, counting only far-only ones if asked. */
 static int nth_free(const TmSm *sm, const TmSubcore *sc, uint32_t k, int far_only)
 {
     for (uint32_t i = 0; i < sc->nocu; i++) {
         const TmOcu *o = &sc->ocu[i];
-        if (!o->busy && (!far_only || !tm_ccu_has_near(sm, o)) && k-- == 0)
+        if (!o->busy && (!far_only || !tm_ccu_has_near(sm, sc, i)) && k-- == 0)
             return (int)i;
     }
     return TM_PICK_STOP;
@@ -94,77 +196,68 @@ static int pick_random(TmSm *sm, const TmSubcore *sc, uint32_t n, int far_only)
 
 int tm_memento_pick(TmSm *sm, TmSubcore *sc, uint16_t slot, unsigned *why)
 {
-    const TmWarp *w = &sm->warp[slot];
-    *why = TAS_NONE;
-    if (sm->alloc == TA_PRIVATE) {
-        uint32_t own = (slot - sc->id) / sm->nsc;
-        return sc->ocu[own].busy ? TM_PICK_BUSY : (int)own;
-    }
-    if (w->ccu)
-        return sc->ocu[w->ccu - 1].busy ? TM_PICK_BUSY : w->ccu - 1;
+    unsigned own = tm_ccu_owned(sm, slot);
+    *why = TPS_NONE;
+    if (own)
+        return sc->ocu[own - 1].busy ? TM_PICK_BUSY : (int)own - 1;
     uint32_t nfree = sc->nocu - sc->ocu_busy, nfar = 0;
     if (!nfree) {
-        *why = TAS_NONE_FREE;
+        *why = TPS_NONE_FREE;
         return TM_PICK_STOP;
     }
     for (uint32_t i = 0; i < sc->nocu; i++)
-        nfar += !sc->ocu[i].busy && !tm_ccu_has_near(sm, &sc->ocu[i]);
+        nfar += !sc->ocu[i].busy && !tm_ccu_has_near(sm, sc, i);
     if (nfar)
         return pick_random(sm, sc, nfar, 1);
+    MementoSm *m = sm->issue_state;
     int per_sc = strcmp(sm->cfg->memento_counter_scope, "subcore") == 0;
-    uint32_t *counter = per_sc ? &sc->mcounter : &sm->mcounter;
-    if (*counter < sm->gpu->sthld.sthld) {
+    uint32_t *counter = per_sc ? &m->sc[sc->id] : &m->sm;
+    if (*counter < tm_memento_sthld(sm->gpu)) {
         (*counter)++;
-        *why = TAS_WAIT;
+        *why = TPS_WAIT;
         return TM_PICK_STOP;
     }
     *counter = 0;
     return pick_random(sm, sc, nfree, 0);
 }
 
-/* --- launch-wide STHLD --------------------------------------------------------------------- */
+/* --- issue order ----------------------------------------------------------------------- */
 
-int tm_memento_setup(TmGpu *g, char *err, size_t n)
+/* Greedy warp, then owners of a caching collector by age, then the rest by age. */
+static uint32_t memento_order(TmSched *s, const TmSm *sm, const TmSubcore *sc,
+                              const uint16_t **order, uint16_t *out)
 {
-    const EmuConfig *c = g->cfg;
-    long fixed = emu_config_sthld(c);
-    if (fixed < -1) {
-        snprintf(err, n, "memento.sthld: expected dynamic or a number 0..%u, got '%s'",
-                 c->memento_sthld_max, c->memento_sthld);
-        return -1;
-    }
-    tm_sthld_init(&g->sthld, c->memento_sthld_max, c->memento_sl_boundary,
-                  c->memento_state4_to_6);
-    g->sthld.knee = c->memento_sthld_knee;
-    if (fixed >= 0)
-        g->sthld.sthld = (uint32_t)fixed;
-    g->sthld_dynamic = fixed < 0 && strcmp(c->core_sched, "memento") == 0;
-    g->sthld_next = g->sthld_dynamic ? c->memento_interval : TM_NEVER;
-    g->sthld_since = 0;
-    g->sthld_insns = 0;
-    return 0;
+    (void)sc;
+    *order = out;
+    uint32_t n = 0;
+    if (s->greedy >= 0)
+        out[n++] = (uint16_t)s->greedy;
+    for (int owners = 1; owners >= 0; owners--)
+        for (uint32_t k = 0; k < s->nage; k++)
+            if ((int)s->byage[k] != s->greedy &&
+                (tm_ccu_owned(sm, s->byage[k]) != 0) == owners)
+                out[n++] = s->byage[k];
+    return n;
 }
 
-uint64_t tm_memento_next(const TmGpu *g)
-{
-    return g->sthld_next;
-}
+const TmSchedOps tm_issue_memento = {
+    .name = "memento",
+    .launch = {.begin = sthld_begin, .end = sthld_end, .next = sthld_next,
+               .event = sthld_interval, .settle = sthld_settle},
+    .order = memento_order,
+    .issued = tm_sched_note_issued,
+    .sm_init = memento_sm_init,
+    .sm_free = memento_sm_free,
+    .pick = tm_memento_pick,
+    .needs = "ccu",
+};
 
-void tm_memento_settle(TmGpu *g, uint64_t upto)
-{
-    if (upto <= g->sthld_since)
-        return;
-    g->ctr.memento_sthld_cycles += (uint64_t)g->sthld.sthld * (upto - g->sthld_since);
-    g->sthld_since = upto;
-}
-
-void tm_memento_interval(TmGpu *g)
-{
-    if (g->now < g->sthld_next)
-        return;
-    uint64_t len = g->cfg->memento_interval;
-    tm_memento_settle(g, g->now);
-    tm_sthld_step(&g->sthld, (double)(g->ctr.warp_insns - g->sthld_insns) / (double)len);
-    g->sthld_insns = g->ctr.warp_insns;
-    g->sthld_next += len;
-}
+/* Memento-PR: a collector per warp slot, so no allocation policy and no STHLD. */
+const TmSchedOps tm_issue_memento_pr = {
+    .name = "memento-pr",
+    .order = memento_order,
+    .issued = tm_sched_note_issued,
+    .pick = tm_pick_private,
+    .private_collectors = 1,
+    .needs = "ccu",
+};

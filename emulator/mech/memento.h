@@ -1,7 +1,8 @@
 /*
  * memento.h - Memento's issue-side hardware (memento.c): the dynamic stall threshold
  * (STHLD) state machine and the collector allocator of core.sched = memento and
- * memento-pr. The caching collectors themselves are timing/ccu.c. docs/memento.md.
+ * memento-pr, whose issue-slot ops are tm_issue_memento and tm_issue_memento_pr
+ * (mech.h). The caching collectors themselves are ccu.c. docs/memento.md.
  */
 #ifndef EMU_MECH_MEMENTO_H
 #define EMU_MECH_MEMENTO_H
@@ -29,19 +30,17 @@ struct TmSm;
 struct TmSubcore;
 struct TmGpu;
 
-/* The collector for warp slot's next instruction under the Memento allocators: its
- * index, TM_PICK_BUSY (not this warp now; try the next) or TM_PICK_STOP (the scheduler
- * issues nothing more this cycle). *why gets a TmAllocStall. */
-#define TM_PICK_BUSY (-1)
-#define TM_PICK_STOP (-2)
-int tm_memento_pick(struct TmSm *sm, struct TmSubcore *sc, uint16_t slot, unsigned *why);
+/* Memento's allocation stall counters of one SM (its issue_state): one for the SM, one
+ * per sub-core (memento.counter_scope). */
+typedef struct MementoSm {
+    uint32_t sm;
+    uint32_t *sc;
+} MementoSm;
 
-/* Launch-wide STHLD (gpu.c): set up from the configuration (0, or an error in err);
- * the cycle of the next interval end (TM_NEVER: none); the interval end at g->now; and
- * memento.sthld_cycles accounted up to cycle `upto` (exclusive). */
-int tm_memento_setup(struct TmGpu *g, char *err, size_t n);
-uint64_t tm_memento_next(const struct TmGpu *g);
-void tm_memento_interval(struct TmGpu *g);
-void tm_memento_settle(struct TmGpu *g, uint64_t upto);
+/* The collector for warp slot's next instruction under Memento's allocator (slots.h's
+ * TmPickFn; the issue slot's pick of core.sched = memento). */
+int tm_memento_pick(struct TmSm *sm, struct TmSubcore *sc, uint16_t slot, unsigned *why);
+/* The launch's current STHLD. */
+uint32_t tm_memento_sthld(const struct TmGpu *g);
 
 #endif

@@ -1,6 +1,6 @@
 /*
- * regcache.c - the register caches Memento is compared against (docs/memento.md,
- * docs/memento.md "Baselines"): BOW's bypassing operand collectors and the register-file
+ * regcache.c - the register caches Memento is compared against (docs/memento.md
+ * "Baselines"): BOW's bypassing operand collectors and the register-file
  * caches of the two-level schedulers rfc and swrfc. Each keeps, per warp slot, which
  * registers a warp can read without a bank access; every result is still written to the
  * banks (write-through), so dropping cached values costs nothing.
@@ -28,40 +28,54 @@
  * same strand. At the second kind the warp also leaves the active set (sm.c), whether or
  * not the value has arrived: the compiler cannot know.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "timing/sched.h"
+#include "mech/mech.h"
+#include "mech/regcache.h"
+#include "timing/gpu.h"
 
 #define BOW_REGS 256
 
-int tm_rc_init(TmSm *sm)
+int tm_rc_init(TmSm *sm, int kind)
 {
     const EmuConfig *c = sm->cfg;
-    sm->rc = calloc(sm->max_warps, sizeof *sm->rc);
-    if (!sm->rc)
+    RcSm *st = calloc(1, sizeof *st);
+    if (!st)
         return -1;
-    if (sm->bow && !(sm->rc_stamps = calloc((size_t)sm->max_warps * BOW_REGS,
-                                            sizeof *sm->rc_stamps)))
+    sm->coll_state = st;
+    st->kind = kind;
+    st->rc = calloc(sm->max_warps, sizeof *st->rc);
+    if (!st->rc)
         return -1;
-    if (sm->rfc && !(sm->rc_tags = calloc((size_t)sm->max_warps * c->rf_rfc_entries, 1)))
+    if (kind == TM_RC_BOW &&
+        !(st->stamps = calloc((size_t)sm->max_warps * BOW_REGS, sizeof *st->stamps)))
+        return -1;
+    if (kind != TM_RC_BOW &&
+        !(st->tags = calloc((size_t)sm->max_warps * c->rf_rfc_entries, 1)))
         return -1;
     for (uint32_t s = 0; s < sm->max_warps; s++) {
-        sm->rc[s].stamp = sm->rc_stamps ? sm->rc_stamps + (size_t)s * BOW_REGS : NULL;
-        sm->rc[s].tag = sm->rc_tags ? sm->rc_tags + (size_t)s * c->rf_rfc_entries : NULL;
+        st->rc[s].stamp = st->stamps ? st->stamps + (size_t)s * BOW_REGS : NULL;
+        st->rc[s].tag = st->tags ? st->tags + (size_t)s * c->rf_rfc_entries : NULL;
     }
     return 0;
 }
 
 void tm_rc_free(TmSm *sm)
 {
-    free(sm->rc);
-    free(sm->rc_stamps);
-    free(sm->rc_tags);
+    RcSm *st = sm->coll_state;
+    if (!st)
+        return;
+    free(st->rc);
+    free(st->stamps);
+    free(st->tags);
+    free(st);
+    sm->coll_state = NULL;
 }
 
 void tm_rc_reset(TmSm *sm, uint16_t slot)
 {
-    TmRegCache *rc = &sm->rc[slot];
+    TmRegCache *rc = tm_rc(sm, slot);
     if (rc->stamp)
         memset(rc->stamp, 0, BOW_REGS * sizeof *rc->stamp);
     rc->n = 0, rc->valid = 0, rc->next = 0, rc->strand_ok = 0;
@@ -72,7 +86,7 @@ void tm_rc_reset(TmSm *sm, uint16_t slot)
 void tm_bow_fill(TmSm *sm, TmSubcore *sc, uint32_t idx, uint16_t slot, const TmInsn *ti,
                  Cycle now)
 {
-    TmRegCache *rc = &sm->rc[slot];
+    TmRegCache *rc = tm_rc(sm, slot);
     TmOcu *o = &sc->ocu[idx];
     uint32_t k = ++rc->n, win = sm->cfg->rf_bow_window, misses = 0;
     for (unsigned i = 0; i < ti->nsrc; i++) {
@@ -86,14 +100,14 @@ void tm_bow_fill(TmSm *sm, TmSubcore *sc, uint32_t idx, uint16_t slot, const TmI
         }
         rc->stamp[r] = k;
     }
-    o->bidx = k;
+    o->tag = k;
     o->reads_left = (uint8_t)misses;
     sc->ocu_collected += !misses;
 }
 
 void tm_bow_write(TmSm *sm, uint16_t slot, unsigned r, uint32_t bidx)
 {
-    TmRegCache *rc = &sm->rc[slot];
+    TmRegCache *rc = tm_rc(sm, slot);
     rc->stamp[r] = bidx;
     /* Kept only while the warp's next instruction can still see it. */
     sm->ctr->rf_ct_writes += rc->n + 1 - bidx < sm->cfg->rf_bow_window;
@@ -112,7 +126,7 @@ static int rfc_find(const TmSm *sm, const TmRegCache *rc, unsigned r)
 void tm_rfc_fill(TmSm *sm, TmSubcore *sc, uint32_t idx, uint16_t slot, const TmInsn *ti,
                  Cycle now)
 {
-    const TmRegCache *rc = &sm->rc[slot];
+    const TmRegCache *rc = tm_rc(sm, slot);
     uint32_t misses = 0;
     for (unsigned i = 0; i < ti->nsrc; i++) {
         if (rfc_find(sm, rc, ti->src[i]) >= 0) {
@@ -129,9 +143,10 @@ void tm_rfc_fill(TmSm *sm, TmSubcore *sc, uint32_t idx, uint16_t slot, const TmI
 
 void tm_rfc_write(TmSm *sm, TmSubcore *sc, uint16_t slot, unsigned r, int near)
 {
-    TmRegCache *rc = &sm->rc[slot];
+    TmRegCache *rc = tm_rc(sm, slot);
     int e = rfc_find(sm, rc, r);
-    int keep = tm_sched_active(sc->sched, slot) && (sm->rfc == TM_RFC_HW || near);
+    int hw = ((RcSm *)sm->coll_state)->kind == TM_RC_RFC;
+    int keep = tm_sched_active(sc->sched, slot) && (hw || near);
     if (!keep) {
         if (e >= 0) { /* the cached copy is stale now */
             rc->valid &= ~(1ull << e);
@@ -150,29 +165,30 @@ void tm_rfc_write(TmSm *sm, TmSubcore *sc, uint16_t slot, unsigned r, int near)
 
 void tm_rfc_flush(TmSm *sm, uint16_t slot)
 {
-    TmRegCache *rc = &sm->rc[slot];
+    TmRegCache *rc = tm_rc(sm, slot);
     sm->ctr->rf_ct_flushes += rc->valid != 0;
     rc->valid = 0;
 }
 
 /* --- swrfc strands ----------------------------------------------------------------------- */
 
-void tm_strands(TmInsn *info, const XInsn *code, uint32_t n)
+void tm_strands(uint8_t *strand, const TmInsn *info, const XInsn *code, uint32_t n)
 {
     uint64_t pend[4] = {0}; /* destinations of long-latency instructions in this strand */
+    memset(strand, 0, n);
     for (uint32_t pc = 0; pc < n; pc++) {
         const XInsn *in = &code[pc];
         if ((xisa_ops[in->op].flags & XI_BRANCH) && in->target <= pc && in->target < n)
-            info[in->target].strand |= TM_STRAND_FLUSH;
+            strand[in->target] |= TM_STRAND_FLUSH;
     }
     for (uint32_t pc = 0; pc < n; pc++) {
-        TmInsn *t = &info[pc];
+        const TmInsn *t = &info[pc];
         int uses = 0;
         for (unsigned i = 0; i < t->nsrc; i++)
             uses |= (int)(pend[t->src[i] >> 6] >> (t->src[i] & 63) & 1);
         if (uses)
-            t->strand |= TM_STRAND_FLUSH | TM_STRAND_YIELD;
-        if (t->strand)
+            strand[pc] |= TM_STRAND_FLUSH | TM_STRAND_YIELD;
+        if (strand[pc])
             memset(pend, 0, sizeof pend);
         unsigned sp = code[pc].mod;
         int mem = (xisa_ops[code[pc].op].flags & XI_MEM) &&
@@ -182,3 +198,181 @@ void tm_strands(TmInsn *info, const XInsn *code, uint32_t n)
                 pend[t->dst[i] >> 6] |= 1ull << (t->dst[i] & 63);
     }
 }
+
+/* --- the slots' hooks ------------------------------------------------------------------ */
+
+static int bow_sm_init(TmSm *sm)
+{
+    return tm_rc_init(sm, TM_RC_BOW);
+}
+
+static int rfc_sm_init(TmSm *sm)
+{
+    return tm_rc_init(sm, TM_RC_RFC);
+}
+
+static int swrfc_sm_init(TmSm *sm)
+{
+    return tm_rc_init(sm, TM_RC_SWRFC);
+}
+
+static void bow_write(TmSm *sm, TmSubcore *sc, const TmWb *e, unsigned k, unsigned r,
+                      Cycle now)
+{
+    (void)sc, (void)k, (void)now;
+    tm_bow_write(sm, e->slot, r, e->tag); /* forwarded into the warp's collector */
+}
+
+static void bow_fill(TmSm *sm, TmSubcore *sc, uint32_t idx, uint16_t slot, const TmInsn *ti,
+                     Cycle now)
+{
+    tm_bow_fill(sm, sc, idx, slot, ti, now);
+}
+
+static void rfc_write(TmSm *sm, TmSubcore *sc, const TmWb *e, unsigned k, unsigned r,
+                      Cycle now)
+{
+    (void)now;
+    tm_rfc_write(sm, sc, e->slot, r, (e->dst_near >> k) & 1);
+}
+
+/* swrfc's strands of the launch's kernel (TmGpu.mech[TM_SLOT_COLLECTOR].state). */
+static int strands_begin(TmGpu *g, void **state, char *err, size_t n)
+{
+    uint8_t *strand = malloc(g->kc->count ? g->kc->count : 1);
+    if (!strand) {
+        snprintf(err, n, "out of host memory");
+        return -1;
+    }
+    tm_strands(strand, g->info, g->code, g->kc->count);
+    *state = strand;
+    return 0;
+}
+
+static void strands_end(TmGpu *g, void *state)
+{
+    (void)g;
+    free(state);
+}
+
+static void swrfc_issued(TmSm *sm, uint16_t slot)
+{
+    tm_rc(sm, slot)->strand_ok = 0;
+}
+
+/* swrfc: warp slot is at a strand boundary it has not passed yet. The operand register
+ * file's values are dead there, and at a long-latency consumer the warp leaves the
+ * active set if a warp waits to come in. Returns 1 when it left. */
+static int swrfc_scan(TmSm *sm, TmSubcore *sc, uint16_t slot)
+{
+    const TmWarp *w = &sm->warp[slot];
+    TmRegCache *rc = tm_rc(sm, slot);
+    if (w->fw->state != EW_RUN || rc->strand_ok)
+        return 0;
+    const EmuWarp *fw = w->fw;
+    uint32_t pc = fw->depth ? fw->stack[fw->depth - 1].pc : 0;
+    const uint8_t *strand = sm->gpu->mech[TM_SLOT_COLLECTOR].state;
+    unsigned b = pc < sm->gpu->kc->count ? strand[pc] : 0;
+    if (!b)
+        return 0;
+    rc->strand_ok = 1;
+    tm_rfc_flush(sm, slot);
+    if (!(b & TM_STRAND_YIELD) || !sc->sched->ops->long_stall(sc->sched, slot))
+        return 0;
+    sm->ctr->tl_yields++;
+    return 1;
+}
+
+const TmCollectorOps tm_coll_bow = {
+    .name = "bow",
+    .sm_init = bow_sm_init,
+    .sm_free = tm_rc_free,
+    .private_collectors = 1,
+    .pick = tm_pick_private,
+    .fill = bow_fill,
+    .write = bow_write,
+    .warp_start = tm_rc_reset,
+};
+
+static const TmCollectorOps coll_rfc = {
+    .name = "rfc",
+    .sm_init = rfc_sm_init,
+    .sm_free = tm_rc_free,
+    .fill = tm_rfc_fill,
+    .write = rfc_write,
+    .warp_start = tm_rc_reset,
+    .warp_demoted = tm_rfc_flush, /* its cache holds active warps only */
+};
+
+static const TmCollectorOps coll_swrfc = {
+    .name = "swrfc",
+    .launch = {.begin = strands_begin, .end = strands_end},
+    .sm_init = swrfc_sm_init,
+    .sm_free = tm_rc_free,
+    .fill = tm_rfc_fill,
+    .write = rfc_write,
+    .warp_start = tm_rc_reset,
+    .warp_issued = swrfc_issued,
+    .warp_demoted = tm_rfc_flush,
+    .scan = swrfc_scan,
+};
+
+/* --- the two-level schedulers with a register-file cache ------------------------------- */
+
+/* May pending warp slot join the active set? Not while it waits for a long-latency
+ * result or at a barrier. */
+static int rfc_eligible(const TmSm *sm, uint16_t slot)
+{
+    const TmWarp *w = &sm->warp[slot];
+    if (w->fw->state != EW_RUN)
+        return 0;
+    return !w->long_ops || !tm_sb_blocked(w, tm_warp_insn(sm, w));
+}
+
+/* A free place in the active set goes to the first eligible pending warp, in FIFO order;
+ * the set is filled when the scheduler orders its warps. */
+static uint32_t rfc_order(TmSched *s, const TmSm *sm, const TmSubcore *sc,
+                          const uint16_t **order, uint16_t *out)
+{
+    (void)sc;
+    *order = out;
+    for (uint32_t i = 0; i < s->npend && s->nactive < s->active_max;) {
+        uint16_t slot = s->pend[i];
+        if (!rfc_eligible(sm, slot)) {
+            i++;
+            continue;
+        }
+        s->active[s->nactive++] = slot;
+        tm_sched_list_remove(s->pend, &s->npend, slot);
+    }
+    return tm_sched_active_rr(s, out);
+}
+
+/* A warp that stalls on a long-latency operation or a barrier leaves the set (to be
+ * filled by rfc_order). */
+static int rfc_long_stall(TmSched *s, uint16_t slot)
+{
+    if (!s->npend)
+        return 0; /* nobody to swap in */
+    tm_sched_list_remove(s->active, &s->nactive, slot);
+    s->pend[s->npend++] = slot;
+    return 1;
+}
+
+const TmSchedOps tm_issue_rfc = {
+    .name = "rfc",
+    .order = rfc_order,
+    .issued = tm_sched_note_issued,
+    .long_stall = rfc_long_stall,
+    .needs = "ocu",
+    .brings = &coll_rfc,
+};
+
+const TmSchedOps tm_issue_swrfc = {
+    .name = "swrfc",
+    .order = rfc_order,
+    .issued = tm_sched_note_issued,
+    .long_stall = rfc_long_stall,
+    .needs = "ocu",
+    .brings = &coll_swrfc,
+};

@@ -7,7 +7,9 @@
  * An SM has `max_warps` warp slots; slot s belongs to sub-core s mod core.subcores. A
  * sub-core owns its scheduler, scoreboard bits (kept per warp), register-file banks,
  * operand collector units (OCUs), one execution unit per class and its write-back
- * ports. The cycle order is fixed (sm.c): write-back, arbiter, dispatch, issue.
+ * ports. The cycle order is fixed (sm.c): write-back, arbiter, dispatch, issue. What
+ * differs between mechanisms goes through the policy slots (slots.h); their state is
+ * theirs, behind the opaque pointers below.
  */
 #ifndef EMU_TIMING_CORE_H
 #define EMU_TIMING_CORE_H
@@ -41,17 +43,10 @@ typedef struct TmInsn {
     uint8_t src[TM_MAXSRC]; /* architectural registers read (RZ dropped) */
     uint8_t dst[TM_MAXDST]; /* registers written */
     uint64_t regs[4];       /* bit r: register r is read or written (scoreboard check) */
-    uint16_t src_near;      /* bit i: src[i]'s next reuse is near (Memento reuse bits) */
+    uint16_t src_near;      /* bit i: src[i]'s next reuse is near (the compiler's reuse
+                             * hints, .xgpu.reuse; docs/hints.md) */
     uint8_t dst_near;       /* bit i: dst[i]'s next reuse is near */
-    uint8_t strand;         /* swrfc: TM_STRAND_* bits, a strand starts here (regcache.c) */
 } TmInsn;
-
-/* swrfc strand boundaries (TmInsn.strand). */
-enum {
-    TM_STRAND_FLUSH = 1, /* a strand starts: the operand register file's values are dead */
-    TM_STRAND_YIELD = 2, /* it starts at a consumer of a long-latency result: the warp
-                          * leaves the active set */
-};
 
 /* Issue-stall causes, best (closest to issuing) last. */
 typedef enum TmStall {
@@ -70,8 +65,6 @@ typedef struct TmWarp {
     uint64_t age;       /* launch order (gto: oldest first) */
     uint32_t inflight;  /* instructions issued and not yet written back / completed */
     uint32_t long_ops;  /* of them, memory and SFU ones (two-level demotion) */
-    uint16_t ccu;       /* rf.collector = ccu: 1 + the collector it owns in its sub-core;
-                         * 0: none */
 } TmWarp;
 
 /* A resident CTA. */
@@ -94,12 +87,6 @@ typedef struct TmBank {
     Cycle written;       /* last cycle a write-back took the bank */
 } TmBank;
 
-/* One cache-table entry of a caching collector (ccu.c). */
-typedef struct TmCtEntry {
-    uint8_t valid, tag, lock, near;
-    uint64_t used;       /* LRU stamp (TmSm.ct_clock when last touched) */
-} TmCtEntry;
-
 typedef struct TmOcu {
     int busy;
     uint16_t slot;       /* warp */
@@ -111,11 +98,7 @@ typedef struct TmOcu {
     uint32_t acc_next;   /* memory: accesses handed to the LD/ST unit so far */
     int wb;              /* memory: its write-back entry, once dispatch started; else -1 */
     EmuStep step;        /* what the functional core executed (accesses) */
-    TmCtEntry *ct;       /* rf.collector = ccu: the cache table; NULL for a plain OCU */
-    uint16_t owner;      /* ccu: 1 + the warp slot that owns the CT; 0: none */
-    Cycle wport;         /* ccu: last cycle the CT's write port took a result */
-    uint64_t wseq;       /* ccu: issue order (TmWb.seq) of the result it took then */
-    uint32_t bidx;       /* bow: the instruction's index in its warp's window order */
+    uint32_t tag;        /* the collector mechanism's value for the instruction (fill) */
 } TmOcu;
 
 /* An instruction between dispatch and write-back. */
@@ -123,12 +106,12 @@ typedef struct TmWb {
     int live;
     uint16_t sc, slot;
     uint8_t ndst, is_long, queued; /* queued: in the ready heap */
-    uint8_t dst_near;   /* bit i: dst[i] is a near result (ccu.c) */
+    uint8_t dst_near;   /* bit i: dst[i] is a near result (TmInsn.dst_near) */
     uint8_t dst[TM_MAXDST];
     uint32_t waiting;   /* memory accesses still outstanding */
     Cycle at;           /* result ready (TM_NEVER while waiting) */
     uint64_t seq;
-    uint32_t bidx;      /* bow: the producer's window index (TmOcu.bidx) */
+    uint32_t tag;       /* the collector's value for the instruction (TmOcu.tag) */
 } TmWb;
 
 typedef struct TmSched TmSched;
@@ -140,9 +123,8 @@ typedef struct TmSubcore {
     TmSched *sched;
     TmBank *bank;        /* rf.banks_per_subcore */
     TmOcu *ocu;          /* nocu collectors */
-    uint32_t nocu;       /* rf.collectors_per_subcore; memento-pr: one per warp slot */
-    uint32_t mcounter;   /* memento.counter_scope = subcore: the allocation stall counter */
-    uint8_t last_alloc;  /* TmAllocStall of the last scan (repeated like last_stall) */
+    uint32_t nocu;       /* rf.collectors_per_subcore, or one per warp slot (private) */
+    uint8_t last_pick;   /* TmPickStall of the last scan (repeated like last_stall) */
     Cycle unit_next[TC_COUNT]; /* first cycle each unit accepts a dispatch (II) */
     uint8_t last_stall;  /* TmStall of the last cycle evaluated (idle skipping) */
     uint8_t last_tl;     /* two-level policies: TmTlState of the last cycle evaluated */
@@ -158,22 +140,8 @@ typedef struct TmSubcore {
 typedef struct TmSm TmSm;
 typedef struct TmGpu TmGpu;
 
-/* Two-level schedulers' state of an issue slot (docs/memento.md's state distribution). */
+/* Two-level schedulers' state of an issue slot (the twolevel.* counters). */
 typedef enum TmTlState { TL_ISSUED, TL_PENDING_READY, TL_NONE_READY } TmTlState;
-
-/* Register caches of the baselines, one per warp slot (mech/regcache.c). */
-typedef struct TmRegCache {
-    uint32_t *stamp;   /* bow: [256] window index of the warp's last instruction that read
-                        * or wrote each register (0: none) */
-    uint32_t n;        /* bow: the warp's instructions that took its collector so far */
-    uint8_t *tag;      /* rfc, swrfc: [rf.rfc_entries] the cached registers */
-    uint64_t valid;    /* bit i: tag[i] holds the register's value */
-    uint8_t next;      /* FIFO replacement: the entry written next */
-    uint8_t strand_ok; /* swrfc: the warp already yielded at the boundary it is at */
-} TmRegCache;
-
-/* Which baseline register cache runs (TmSm.rfc). */
-enum { TM_RFC_NONE, TM_RFC_HW, TM_RFC_SW };
 
 struct TmSm {
     uint32_t id;
@@ -200,27 +168,18 @@ struct TmSm {
     Cycle wake;            /* next cycle the SM must tick (gpu.c sleeps it until then) */
     Cycle slept;           /* cycles slept and not yet accounted (tm_sm_settle) */
     int stir;              /* this tick changed state without reporting work */
-    uint8_t ccu;           /* rf.collector = ccu */
-    uint8_t ct_port_result; /* rf.ct_write_port = result */
-    uint8_t alloc;         /* TmAlloc: how collectors are given to warps */
-    uint32_t mcounter;     /* memento: the SM's allocation stall counter */
-    uint64_t ct_clock;     /* ccu: LRU stamps */
-    uint8_t bow;           /* rf.collector = bow */
-    uint8_t rfc;           /* TM_RFC_*: core.sched = rfc / swrfc */
-    TmRegCache *rc;        /* bow, rfc, swrfc: per warp slot; NULL otherwise */
-    uint32_t *rc_stamps;   /* storage behind rc */
-    uint8_t *rc_tags;
+    /* the policy slots (slots.h) */
+    const struct TmSchedOps *issue;
+    const struct TmCollectorOps *coll;
+    void *issue_state;     /* the issue policy's per-SM state (its sm_init) */
+    void *coll_state;      /* the collector's */
+    int (*pick)(TmSm *sm, TmSubcore *sc, uint16_t slot, unsigned *why); /* allocation */
 };
 
-/* How an instruction gets its collector (sm.c, memento.c). */
-typedef enum TmAlloc {
-    TA_RANDOM,  /* a free one at random (the baseline, and ccu with other schedulers) */
-    TA_MEMENTO, /* Memento's allocator: own CCU, else far-only free, else STHLD wait */
-    TA_PRIVATE, /* memento-pr: each warp slot has its own CCU */
-} TmAlloc;
-
-/* Why a collector could not be given (counted per issue slot). */
-typedef enum TmAllocStall { TAS_NONE, TAS_WAIT, TAS_NONE_FREE } TmAllocStall;
+/* Why a collector could not be given (counted per issue slot): the pick chose to wait
+ * (a policy decision that changes state: the scan runs again next cycle), or none was
+ * free. */
+typedef enum TmPickStall { TPS_NONE, TPS_WAIT, TPS_NONE_FREE } TmPickStall;
 
 /* scoreboard.c */
 void tm_sb_set(TmWarp *w, const TmInsn *ti);
@@ -235,7 +194,6 @@ static inline int tm_sb_blocked(const TmWarp *w, const TmInsn *ti)
 /* rf.c: banks and the arbiter */
 int tm_rf_init(TmSubcore *sc, const EmuConfig *cfg);
 void tm_rf_free(TmSubcore *sc, const EmuConfig *cfg);
-void tm_rf_request(TmSm *sm, TmSubcore *sc, uint16_t ocu, const TmInsn *ti, Cycle now);
 int tm_rf_arbitrate(TmSm *sm, TmSubcore *sc, Cycle now);
 /* Takes the bank of register r for a write at cycle now: 0, or -1 if already written. */
 int tm_rf_write(TmSm *sm, TmSubcore *sc, unsigned r, Cycle now);
@@ -246,42 +204,7 @@ void tm_rf_queue(TmSm *sm, TmSubcore *sc, uint16_t ocu, unsigned r, Cycle now);
 
 /* ocu.c: operand collectors */
 int tm_ocu_alloc(TmSm *sm, TmSubcore *sc); /* a free OCU picked at random, or -1 */
-
-/* ccu.c: caching collectors (rf.collector = ccu) */
-int tm_ccu_init(TmOcu *o, uint32_t entries);
-/* Empties collector idx's CT and ends its ownership. */
-void tm_ccu_flush(TmSm *sm, TmSubcore *sc, uint32_t idx);
-/* Whether o's CT holds a valid near entry. */
-int tm_ccu_has_near(const TmSm *sm, const TmOcu *o);
-/* At issue: warp slot takes collector idx for ti: ownership, CT lookups, bank reads for
- * the misses; sets reads_left. */
-void tm_ccu_fill(TmSm *sm, TmSubcore *sc, uint32_t idx, uint16_t slot, const TmInsn *ti,
-                 Cycle now);
-/* At dispatch: the entries the instruction locked are free to go. */
-void tm_ccu_unlock(TmSm *sm, TmOcu *o);
-/* At write-back of register r of warp slot (near: its reuse bit). */
-void tm_ccu_write(TmSm *sm, TmSubcore *sc, uint16_t slot, unsigned r, int near,
-                  uint64_t seq, Cycle now);
 int tm_ocu_dispatch(TmSm *sm, TmSubcore *sc, Cycle now);
-
-/* mech/regcache.c: BOW's window and the rfc/swrfc register-file caches */
-int tm_rc_init(TmSm *sm);
-void tm_rc_free(TmSm *sm);
-/* A new warp took warp slot: nothing of the last one's is cached. */
-void tm_rc_reset(TmSm *sm, uint16_t slot);
-/* At issue, into collector idx (like tm_ccu_fill): hits need no bank read. */
-void tm_bow_fill(TmSm *sm, TmSubcore *sc, uint32_t idx, uint16_t slot, const TmInsn *ti,
-                 Cycle now);
-void tm_rfc_fill(TmSm *sm, TmSubcore *sc, uint32_t idx, uint16_t slot, const TmInsn *ti,
-                 Cycle now);
-/* At write-back of register r of warp slot: bidx is the producer's window index (bow),
- * near its reuse bit (swrfc). */
-void tm_bow_write(TmSm *sm, uint16_t slot, unsigned r, uint32_t bidx);
-void tm_rfc_write(TmSm *sm, TmSubcore *sc, uint16_t slot, unsigned r, int near);
-/* The warp left the active set, or its strand ended: its cached values are dropped. */
-void tm_rfc_flush(TmSm *sm, uint16_t slot);
-/* Marks the strand boundaries (TmInsn.strand) of a kernel's n instructions. */
-void tm_strands(TmInsn *info, const XInsn *code, uint32_t n);
 
 /* units.c */
 Cycle tm_unit_latency(const EmuConfig *cfg, unsigned cls);

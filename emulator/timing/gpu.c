@@ -27,8 +27,9 @@
  * `cycles` counts cycles 0 .. last. A launch with no event pending that is not done is a
  * bug in the model: it dumps every unit and fails with EMU_ERR_LAUNCH_FAILURE.
  *
- * Memento's dynamic STHLD (mech/memento.c) changes only at its interval ends, which the
- * loop stops at like interval records, so skipping cannot move them.
+ * A mechanism's timer (slots.h: TmLaunchHooks.next/event, e.g. a policy that adapts at
+ * interval ends) is honoured like interval records: the loop never skips past it and
+ * calls the event when the cycle reaches it, so skipping cannot move it.
  *
  * Determinism: one splitmix64 generator (rng.h) per launch, seeded from emu.seed; no
  * host time or host address influences any decision.
@@ -38,6 +39,7 @@
 #include <string.h>
 #include "stats/stats.h"
 #include "timing/gpu.h"
+#include "timing/sched.h"
 #include "timing/sm.h"
 
 /* --- per-pc timing facts ----------------------------------------------------------------- */
@@ -84,7 +86,8 @@ static void mark_near(const XInsn *in, int dst, unsigned i, const uint8_t *out, 
                 *near |= (uint16_t)(1u << m);
 }
 
-/* reuse: the instruction's Memento reuse byte (XREUSE_*; 0 without the section: all far).
+/* reuse: the instruction's reuse byte from the compiler's hints (.xgpu.reuse, XREUSE_*;
+ * docs/hints.md; 0 without the section: all far).
  * A 64-bit operand's bit covers both registers of the pair. */
 static void insn_info(const EmuConfig *c, const XInsn *in, uint8_t reuse, TmInsn *t)
 {
@@ -142,9 +145,16 @@ static EmuStatus gpu_setup(TmGpu *g, const EmuModule *m, int kernel, char *err, 
         uint8_t reuse = m->bin->reuse && at < m->bin->ntext ? m->bin->reuse[at] : 0;
         insn_info(c, &m->bin->text[at], reuse, &g->info[pc]);
     }
-    tm_strands(g->info, &m->bin->text[k->code_start], g->kc->count);
-    if (tm_memento_setup(g, err, n))
+    g->code = &m->bin->text[k->code_start];
+    if (tm_slots_resolve(c, &g->issue, &g->coll, err, n))
         return EMU_ERR_INVALID_CONFIG;
+    g->mech[TM_SLOT_ISSUE].hooks = &g->issue->launch;
+    g->mech[TM_SLOT_COLLECTOR].hooks = &g->coll->launch;
+    for (unsigned i = 0; i < TM_NSLOTS; i++) {
+        const TmLaunchHooks *h = g->mech[i].hooks;
+        if (h->begin && h->begin(g, &g->mech[i].state, err, n))
+            return EMU_ERR_INVALID_CONFIG;
+    }
     if (!c->core_mem_latency && !(g->mem = memsys_new(c, &g->ctr, err, n)))
         return EMU_ERR_INVALID_CONFIG;
     g->recv_head = g->mem ? memsys_recv_heads(g->mem) : NULL;
@@ -164,6 +174,9 @@ static void gpu_free(TmGpu *g)
     free(g->sm);
     if (g->mem)
         memsys_free(g->mem);
+    for (unsigned i = 0; i < TM_NSLOTS; i++)
+        if (g->mech[i].hooks && g->mech[i].hooks->end && g->mech[i].state)
+            g->mech[i].hooks->end(g, g->mech[i].state);
     free(g->info);
 }
 
@@ -258,7 +271,31 @@ static void gpu_settle(TmGpu *g, Cycle upto)
 {
     for (uint32_t i = 0; i < g->nsm; i++)
         tm_sm_settle(g->sm[i]);
-    tm_memento_settle(g, upto);
+    for (unsigned i = 0; i < TM_NSLOTS; i++)
+        if (g->mech[i].hooks && g->mech[i].hooks->settle)
+            g->mech[i].hooks->settle(g, g->mech[i].state, upto);
+}
+
+/* The earliest cycle a mechanism's timer names (TM_NEVER: none). */
+static Cycle mech_next(const TmGpu *g)
+{
+    Cycle next = TM_NEVER;
+    for (unsigned i = 0; i < TM_NSLOTS; i++) {
+        const TmLaunchHooks *h = g->mech[i].hooks;
+        Cycle t = h && h->next ? h->next(g, g->mech[i].state) : TM_NEVER;
+        next = t < next ? t : next;
+    }
+    return next;
+}
+
+/* The timers that the cycle reached fire. */
+static void mech_events(TmGpu *g)
+{
+    for (unsigned i = 0; i < TM_NSLOTS; i++) {
+        const TmLaunchHooks *h = g->mech[i].hooks;
+        if (h && h->next && h->event && g->now >= h->next(g, g->mech[i].state))
+            h->event(g, g->mech[i].state);
+    }
 }
 
 static EmuStatus gpu_run(TmGpu *g, EmuFault *fault)
@@ -282,13 +319,12 @@ static EmuStatus gpu_run(TmGpu *g, EmuFault *fault)
             next = g->now + 1;
         if (interval && next > next_rec) /* stop at the next record */
             next = next_rec;
-        if (next > tm_memento_next(g)) /* and at Memento's next STHLD interval end */
-            next = tm_memento_next(g);
+        if (next > mech_next(g)) /* and at a mechanism's timer */
+            next = mech_next(g);
         for (uint32_t i = 0; i < g->nsm && next > g->now + 1; i++)
             tm_sm_skip(g->sm[i], next - g->now - 1);
         g->now = next;
-        if (g->now >= tm_memento_next(g))
-            tm_memento_interval(g);
+        mech_events(g);
         if (interval && g->now >= next_rec) {
             gpu_settle(g, g->now);
             emu_interval_record(g->d, g->now, g->ctr.warp_insns, &g->ctr);

@@ -6,9 +6,9 @@
 #define EMU_TIMING_GPU_H
 
 #include "device.h"
-#include "mech/memento.h"
 #include "timing/core.h"
 #include "timing/memsys.h"
+#include "timing/slots.h"
 
 /* One launch in timing mode. */
 struct TmGpu {
@@ -16,6 +16,7 @@ struct TmGpu {
     const EmuConfig *cfg;
     EmuExec *x;
     const EmuKernelCode *kc;
+    const XInsn *code;      /* the kernel's instructions, by pc */
     TmInsn *info;           /* per pc */
     TmSm **sm;
     uint32_t nsm;
@@ -28,12 +29,10 @@ struct TmGpu {
     int cta_finished;       /* a CTA finished this cycle (placement runs next cycle) */
     uint32_t rr;            /* CTA scheduler: next SM to try */
     uint64_t age;           /* warps launched so far (gto age) */
-    /* Memento's STHLD (mech/memento.c) */
-    TmSthld sthld;
-    int sthld_dynamic;      /* the state machine runs (core.sched = memento, dynamic) */
-    Cycle sthld_next;       /* next interval end, TM_NEVER: none */
-    Cycle sthld_since;      /* memento.sthld_cycles accounted up to here */
-    uint64_t sthld_insns;   /* warp instructions at the last interval end */
+    /* the policy slots (slots.h): what the SMs run, and each slot's launch state */
+    const struct TmSchedOps *issue;
+    const TmCollectorOps *coll;
+    TmMech mech[TM_NSLOTS];
     /* what one CTA needs */
     uint32_t cta_regs, cta_threads, cta_warps;
     uint64_t cta_shared;

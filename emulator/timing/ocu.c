@@ -6,10 +6,10 @@
  * are ready in the same cycle dispatch oldest first. A memory instruction dispatches
  * when the LD/ST unit has taken every access (one space per TmAccess; ldst_issue may
  * refuse, and the OCU then retries the next cycle), or with core.mem_latency set, into
- * an ideal memory that answers after that many cycles. A caching collector (ccu.c) is
- * the same unit with a cache table: at dispatch its entries are unlocked and kept.
+ * an ideal memory that answers after that many cycles. A collector mechanism (slots.h)
+ * decides how collectors are given (pick) and filled, and hears of each dispatch.
  */
-#include "timing/core.h"
+#include "timing/slots.h"
 
 int tm_ocu_alloc(TmSm *sm, TmSubcore *sc)
 {
@@ -21,6 +21,20 @@ int tm_ocu_alloc(TmSm *sm, TmSubcore *sc)
         if (!sc->ocu[i].busy && pick-- == 0)
             return (int)i;
     return -1;
+}
+
+int tm_pick_random(TmSm *sm, TmSubcore *sc, uint16_t slot, unsigned *why)
+{
+    (void)slot;
+    *why = TPS_NONE;
+    return tm_ocu_alloc(sm, sc);
+}
+
+int tm_pick_private(TmSm *sm, TmSubcore *sc, uint16_t slot, unsigned *why)
+{
+    uint32_t own = (slot - sc->id) / sm->nsc; /* the slot's index in its sub-core */
+    *why = TPS_NONE;
+    return sc->ocu[own].busy ? TM_PICK_BUSY : (int)own;
 }
 
 /* Hands the remaining accesses of a memory instruction to the LD/ST unit. Returns 1
@@ -68,8 +82,8 @@ static int dispatch_one(TmSm *sm, TmSubcore *sc, TmOcu *o, Cycle now)
         sm->wb[o->wb].at = now + 1; /* no lane touched memory */
     tm_wb_ready(sm, (uint32_t)o->wb);
     sm->ctr->rf_ct_reads += o->ti->nsrc; /* the operands leave collector storage */
-    if (o->ct)
-        tm_ccu_unlock(sm, o);
+    if (sm->coll->dispatched)
+        sm->coll->dispatched(sm, sc, (uint32_t)(o - sc->ocu));
     o->busy = 0;
     sc->ocu_busy--;
     sc->ocu_collected--;

@@ -9,13 +9,14 @@
  * the oldest request of each bank the write-back left free. A request queued at cycle t
  * is first eligible at t + 1; one granted later than that waited behind another access
  * of its bank and counts as a bank conflict. An OCU can take one operand per bank per
- * cycle, which a bank granting one read per cycle already guarantees. A caching
- * collector (ccu.c) queues only the registers its cache table misses (tm_rf_queue).
+ * cycle, which a bank granting one read per cycle already guarantees. The baseline
+ * collector queues every source (tm_fill_banks); a collector mechanism with a register
+ * cache queues only the registers it misses (tm_rf_queue).
  * Every grant is one arbiter grant, one crossbar transfer and one write into collector
- * storage (the energy events, docs/memento.md).
+ * storage (the register-file energy events, docs/stats.md).
  */
 #include <stdlib.h>
-#include "timing/core.h"
+#include "timing/slots.h"
 
 int tm_rf_init(TmSubcore *sc, const EmuConfig *cfg)
 {
@@ -52,10 +53,12 @@ void tm_rf_queue(TmSm *sm, TmSubcore *sc, uint16_t ocu, unsigned r, Cycle now)
     sc->reads_queued++;
 }
 
-void tm_rf_request(TmSm *sm, TmSubcore *sc, uint16_t ocu, const TmInsn *ti, Cycle now)
+void tm_fill_banks(TmSm *sm, TmSubcore *sc, uint32_t idx, uint16_t slot, const TmInsn *ti,
+                   Cycle now)
 {
+    (void)slot;
     for (unsigned i = 0; i < ti->nsrc; i++)
-        tm_rf_queue(sm, sc, ocu, ti->src[i], now);
+        tm_rf_queue(sm, sc, (uint16_t)idx, ti->src[i], now);
     sc->ocu_collected += !ti->nsrc;
 }
 

@@ -8,15 +8,8 @@
  * two-level: an active set of core.sched_active warps scheduled round robin; a warp of
  *   the set that stalls on a long-latency operation (a pending memory or SFU result, or
  *   a barrier) moves to the back of the pending FIFO and the FIFO's head joins the set.
- * rfc, swrfc: two-level schedulers whose active warps have a register-file cache
- *   (mech/regcache.c). A warp of the set that stalls on a long-latency operation or a
- *   barrier moves to the back of the pending FIFO (swrfc also moves it at strand
- *   boundaries, sm.c), and its cached registers are dropped. A free place in the set goes
- *   to the first pending warp, in FIFO order, that is not waiting for a long-latency
- *   result or at a barrier; the set is filled when the scheduler next orders its warps.
- * memento, memento-pr: Memento's priority (docs/memento.md): the warp that issued last,
- *   then the warps that own a caching collector oldest first, then the others oldest
- *   first; their collectors are allocated by mech/memento.c.
+ * The mechanisms' policies live with their hardware in emulator/mech/; the registry
+ * that names them all is mech/registry.def.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +30,7 @@ static uint32_t lrr_order(TmSched *s, const TmSm *sm, const TmSubcore *sc,
 }
 
 /* Every policy remembers the warp that issued last. */
-static void note_issued(TmSched *s, uint16_t slot)
+void tm_sched_note_issued(TmSched *s, uint16_t slot)
 {
     s->gto_stale |= s->greedy != (int)slot;
     s->greedy = slot;
@@ -62,25 +55,9 @@ static uint32_t gto_order(TmSched *s, const TmSm *sm, const TmSubcore *sc,
     return s->nage;
 }
 
-/* Greedy warp, then owners of a caching collector by age, then the rest by age. */
-static uint32_t memento_order(TmSched *s, const TmSm *sm, const TmSubcore *sc,
-                              const uint16_t **order, uint16_t *out)
-{
-    (void)sc;
-    *order = out;
-    uint32_t n = 0;
-    if (s->greedy >= 0)
-        out[n++] = (uint16_t)s->greedy;
-    for (int owners = 1; owners >= 0; owners--)
-        for (uint32_t k = 0; k < s->nage; k++)
-            if ((int)s->byage[k] != s->greedy && (sm->warp[s->byage[k]].ccu != 0) == owners)
-                out[n++] = s->byage[k];
-    return n;
-}
-
 /* --- two-level ------------------------------------------------------------------------- */
 
-static void list_remove(uint16_t *a, uint32_t *n, uint16_t slot)
+void tm_sched_list_remove(uint16_t *a, uint32_t *n, uint16_t slot)
 {
     for (uint32_t i = 0; i < *n; i++)
         if (a[i] == slot) {
@@ -94,12 +71,12 @@ static void two_fill(TmSched *s)
 {
     while (s->nactive < s->active_max && s->npend) {
         s->active[s->nactive++] = s->pend[0];
-        list_remove(s->pend, &s->npend, s->pend[0]);
+        tm_sched_list_remove(s->pend, &s->npend, s->pend[0]);
     }
 }
 
 /* The active set round robin, starting after the warp that issued last. */
-static uint32_t active_rr(const TmSched *s, uint16_t *out)
+uint32_t tm_sched_active_rr(const TmSched *s, uint16_t *out)
 {
     uint32_t n = 0, start = 0;
     for (uint32_t i = 0; i < s->nactive; i++)
@@ -116,73 +93,26 @@ static uint32_t two_order(TmSched *s, const TmSm *sm, const TmSubcore *sc,
     (void)sm, (void)sc;
     *order = out;
     two_fill(s);
-    return active_rr(s, out);
-}
-
-/* rfc, swrfc: may pending warp slot join the active set? */
-static int rfc_eligible(const TmSm *sm, uint16_t slot)
-{
-    const TmWarp *w = &sm->warp[slot];
-    if (w->fw->state != EW_RUN)
-        return 0;
-    return !w->long_ops || !tm_sb_blocked(w, tm_warp_insn(sm, w));
-}
-
-static uint32_t rfc_order(TmSched *s, const TmSm *sm, const TmSubcore *sc,
-                          const uint16_t **order, uint16_t *out)
-{
-    (void)sc;
-    *order = out;
-    for (uint32_t i = 0; i < s->npend && s->nactive < s->active_max;) {
-        uint16_t slot = s->pend[i];
-        if (!rfc_eligible(sm, slot)) {
-            i++;
-            continue;
-        }
-        s->active[s->nactive++] = slot;
-        list_remove(s->pend, &s->npend, slot);
-    }
-    return active_rr(s, out);
+    return tm_sched_active_rr(s, out);
 }
 
 static int two_long_stall(TmSched *s, uint16_t slot)
 {
     if (!s->npend)
         return 0; /* nobody to swap in */
-    list_remove(s->active, &s->nactive, slot);
+    tm_sched_list_remove(s->active, &s->nactive, slot);
     s->pend[s->npend++] = slot;
     two_fill(s);
     return 1;
 }
 
-/* Leaves the set to be filled by rfc_order. */
-static int rfc_long_stall(TmSched *s, uint16_t slot)
-{
-    if (!s->npend)
-        return 0; /* nobody to swap in */
-    list_remove(s->active, &s->nactive, slot);
-    s->pend[s->npend++] = slot;
-    return 1;
-}
-
-static const TmSchedOps sched_ops[] = {
-    /* name         order            issued           long_stall */
-    {"lrr",         lrr_order,       note_issued,     NULL},
-    {"gto",         gto_order,       note_issued,     NULL},
-    {"two-level",   two_order,       note_issued,     two_long_stall},
-    {"rfc",         rfc_order,       note_issued,     rfc_long_stall},
-    {"swrfc",       rfc_order,       note_issued,     rfc_long_stall},
-    {"memento",     memento_order,   note_issued,     NULL},
-    {"memento-pr",  memento_order,   note_issued,     NULL},
-};
-
-const TmSchedOps *tm_sched_find(const char *name)
-{
-    for (size_t i = 0; i < sizeof sched_ops / sizeof sched_ops[0]; i++)
-        if (strcmp(sched_ops[i].name, name) == 0)
-            return &sched_ops[i];
-    return NULL;
-}
+const TmSchedOps tm_issue_lrr = {.name = "lrr", .order = lrr_order,
+                                  .issued = tm_sched_note_issued};
+const TmSchedOps tm_issue_gto = {.name = "gto", .order = gto_order,
+                                  .issued = tm_sched_note_issued};
+const TmSchedOps tm_issue_two_level = {.name = "two-level", .order = two_order,
+                                       .issued = tm_sched_note_issued,
+                                       .long_stall = two_long_stall};
 
 TmSched *tm_sched_new(const TmSchedOps *ops, uint32_t nslots, uint32_t active_max)
 {
@@ -225,9 +155,9 @@ void tm_sched_add(TmSched *s, uint16_t slot)
 
 void tm_sched_remove(TmSched *s, uint16_t slot)
 {
-    list_remove(s->active, &s->nactive, slot);
-    list_remove(s->pend, &s->npend, slot);
-    list_remove(s->byage, &s->nage, slot);
+    tm_sched_list_remove(s->active, &s->nactive, slot);
+    tm_sched_list_remove(s->pend, &s->npend, slot);
+    tm_sched_list_remove(s->byage, &s->nage, slot);
     s->gto_stale = 1;
     if ((int)slot == s->greedy)
         s->greedy = -1;

@@ -16,6 +16,8 @@
  * order), or "no warp". Issuing executes the instruction in the functional core at once
  * (emu_warp_step): control instructions (branches, exit, barriers) are resolved then and
  * take no collector or unit; others take a collector and queue their register reads.
+ * The issue order, the collector allocation, how operands are collected and what a
+ * result does at write-back are the policy slots' (slots.h): the SM calls their hooks.
  *
  * CTAs: a CTA takes warp slots (lowest free first), registers (nregs x threads rounded
  * up to whole warps), shared memory and threads; a warp slot is freed when the warp has
@@ -23,24 +25,21 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "mech/memento.h"
 #include "timing/sched.h"
 #include "timing/sm.h"
 
-static int sc_init(TmSm *sm, TmSubcore *sc, uint32_t id, const TmSchedOps *ops)
+static int sc_init(TmSm *sm, TmSubcore *sc, uint32_t id, const TmSchedOps *ops,
+                   int private_collectors)
 {
     const EmuConfig *cfg = sm->cfg;
     sc->id = id;
     sc->nslots = (sm->max_warps + sm->nsc - 1 - id) / sm->nsc;
     sc->slots = calloc(sc->nslots + 1, sizeof *sc->slots);
-    sc->nocu = sm->alloc == TA_PRIVATE ? sc->nslots : cfg->rf_collectors_per_subcore;
+    sc->nocu = private_collectors ? sc->nslots : cfg->rf_collectors_per_subcore;
     sc->ocu = calloc(sc->nocu ? sc->nocu : 1, sizeof *sc->ocu);
     sc->sched = tm_sched_new(ops, sc->nslots, cfg->core_sched_active);
     if (!sc->slots || !sc->ocu || !sc->sched || tm_rf_init(sc, cfg))
         return -1;
-    for (uint32_t k = 0; k < sc->nocu && sm->ccu; k++)
-        if (tm_ccu_init(&sc->ocu[k], cfg->rf_ct_entries))
-            return -1;
     for (uint32_t k = 0; k < sc->nslots; k++)
         sc->slots[k] = (uint16_t)(id + k * sm->nsc);
     return 0;
@@ -49,39 +48,29 @@ static int sc_init(TmSm *sm, TmSubcore *sc, uint32_t id, const TmSchedOps *ops)
 TmSm *tm_sm_new(TmGpu *g, uint32_t id, char *err, size_t n)
 {
     const EmuConfig *cfg = g->cfg;
-    const TmSchedOps *ops = tm_sched_find(cfg->core_sched);
+    const TmSchedOps *ops = g->issue;
     TmSm *sm = calloc(1, sizeof *sm);
-    if (!sm || !ops) {
-        snprintf(err, n, ops ? "out of host memory" : "core.sched: unknown policy '%s'",
-                 cfg->core_sched);
-        free(sm);
+    if (!sm) {
+        snprintf(err, n, "out of host memory");
         return NULL;
     }
     sm->id = id, sm->gpu = g, sm->cfg = cfg, sm->ctr = &g->ctr, sm->rng = &g->rng;
-    sm->ccu = strcmp(cfg->rf_collector, "ccu") == 0;
-    sm->bow = strcmp(cfg->rf_collector, "bow") == 0;
-    sm->ct_port_result = strcmp(cfg->rf_ct_write_port, "result") == 0;
-    sm->rfc = strcmp(cfg->core_sched, "rfc") == 0     ? TM_RFC_HW
-              : strcmp(cfg->core_sched, "swrfc") == 0 ? TM_RFC_SW
-                                                       : TM_RFC_NONE;
-    int memento = strncmp(cfg->core_sched, "memento", 7) == 0;
-    sm->alloc = strcmp(cfg->core_sched, "memento") == 0 ? TA_MEMENTO
-                : strcmp(cfg->core_sched, "memento-pr") == 0 || sm->bow ? TA_PRIVATE
-                                                                        : TA_RANDOM;
-    if ((memento && !sm->ccu) || (sm->rfc && strcmp(cfg->rf_collector, "ocu") != 0)) {
-        snprintf(err, n, "core.sched: %s needs rf.collector = %s", cfg->core_sched,
-                 memento ? "ccu" : "ocu");
-        free(sm);
-        return NULL;
-    }
+    sm->issue = ops, sm->coll = g->coll;
+    /* the issue policy's allocation wins over the collector's, the default is random */
+    sm->pick = ops->pick ? ops->pick : sm->coll->pick ? sm->coll->pick : tm_pick_random;
+    int private_collectors = ops->private_collectors || sm->coll->private_collectors;
     sm->max_warps = cfg->gpu_max_threads_per_sm / XGPU_WARP_SIZE;
     sm->nsc = cfg->core_subcores;
     sm->warp = calloc(sm->max_warps, sizeof *sm->warp);
     sm->sc = calloc(sm->nsc, sizeof *sm->sc);
     sm->cta = calloc(cfg->core_max_ctas_per_sm, sizeof *sm->cta);
-    int bad = !sm->warp || !sm->sc || !sm->cta || ((sm->bow || sm->rfc) && tm_rc_init(sm));
+    int bad = !sm->warp || !sm->sc || !sm->cta;
     for (uint32_t i = 0; i < sm->nsc && !bad; i++)
-        bad = sc_init(sm, &sm->sc[i], i, ops);
+        bad = sc_init(sm, &sm->sc[i], i, ops, private_collectors);
+    if (!bad && sm->coll->sm_init)
+        bad = sm->coll->sm_init(sm);
+    if (!bad && ops->sm_init)
+        bad = ops->sm_init(sm);
     if (!bad && !cfg->core_mem_latency) {
         sm->ldst = ldst_new(cfg, id, &g->ctr, err, n);
         if (!sm->ldst)
@@ -104,8 +93,6 @@ void tm_sm_free(TmSm *sm)
         tm_rf_free(&sm->sc[i], sm->cfg);
         tm_sched_free(sm->sc[i].sched);
         free(sm->sc[i].slots);
-        for (uint32_t k = 0; sm->sc[i].ocu && k < sm->sc[i].nocu; k++)
-            free(sm->sc[i].ocu[k].ct);
         free(sm->sc[i].ocu);
     }
     for (uint32_t i = 0; sm->cta && i < sm->cfg->core_max_ctas_per_sm; i++) {
@@ -114,7 +101,10 @@ void tm_sm_free(TmSm *sm)
     }
     if (sm->ldst)
         ldst_free(sm->ldst);
-    tm_rc_free(sm);
+    if (sm->coll && sm->coll->sm_free)
+        sm->coll->sm_free(sm);
+    if (sm->issue && sm->issue->sm_free)
+        sm->issue->sm_free(sm);
     free(sm->sc);
     free(sm->cta);
     free(sm->warp);
@@ -173,8 +163,8 @@ EmuStatus tm_sm_start_cta(TmSm *sm, EmuDim3 ctaid, Cycle now)
         sm->warp[s] = (TmWarp){.fw = &t->c.warps[i], .cta = t, .ready_at = now,
                                .age = g->age++};
         t->slot[i] = (uint16_t)s;
-        if (sm->rc)
-            tm_rc_reset(sm, (uint16_t)s);
+        if (sm->coll->warp_start)
+            sm->coll->warp_start(sm, (uint16_t)s);
         tm_sched_add(sm->sc[s % sm->nsc].sched, (uint16_t)s);
         sm->sc[s % sm->nsc].issue_wake = 0;
     }
@@ -194,8 +184,8 @@ void tm_sm_warp_done(TmSm *sm, uint16_t slot)
     TmWarp *w = &sm->warp[slot];
     TmCta *t = w->cta;
     TmGpu *g = sm->gpu;
-    if (w->ccu) /* a later warp in this slot must not see this one's registers */
-        tm_ccu_flush(sm, &sm->sc[slot % sm->nsc], w->ccu - 1u);
+    if (sm->coll->warp_done)
+        sm->coll->warp_done(sm, slot);
     tm_sched_remove(sm->sc[slot % sm->nsc].sched, slot);
     sm->sc[slot % sm->nsc].issue_wake = 0;
     *w = (TmWarp){0};
@@ -303,21 +293,14 @@ static void issue(TmSm *sm, TmSubcore *sc, uint16_t slot, const TmInsn *ti, int 
         return;
     }
     tm_sched_note(sc->sched, slot);
-    if (sm->rc)
-        sm->rc[slot].strand_ok = 0;
+    if (sm->coll->warp_issued)
+        sm->coll->warp_issued(sm, slot);
     if (ocu >= 0) {
         TmOcu *o = &sc->ocu[ocu];
         o->busy = 1, o->slot = slot, o->cls = ti->cls, o->reads_left = ti->nsrc;
         o->issued = now, o->seq = sm->seq++, o->ti = ti, o->acc_next = 0, o->wb = -1;
         sc->ocu_busy++;
-        if (sm->ccu)
-            tm_ccu_fill(sm, sc, (uint32_t)ocu, slot, ti, now);
-        else if (sm->bow)
-            tm_bow_fill(sm, sc, (uint32_t)ocu, slot, ti, now);
-        else if (sm->rfc)
-            tm_rfc_fill(sm, sc, (uint32_t)ocu, slot, ti, now);
-        else
-            tm_rf_request(sm, sc, (uint16_t)ocu, ti, now);
+        sm->coll->fill(sm, sc, (uint32_t)ocu, slot, ti, now);
         tm_sb_set(w, ti);
         w->inflight++;
         w->long_ops += ti->cls == TC_LDST || ti->cls == TC_SFU;
@@ -334,21 +317,15 @@ static void issue(TmSm *sm, TmSubcore *sc, uint16_t slot, const TmInsn *ti, int 
 }
 
 /* The collector for warp slot's instruction (>= 0), or TM_PICK_BUSY / TM_PICK_STOP with
- * sc->last_alloc saying why. */
+ * sc->last_pick saying why. */
 static int pick_collector(TmSm *sm, TmSubcore *sc, uint16_t slot)
 {
-    unsigned why = TAS_NONE;
-    int ocu;
-    if (sm->alloc == TA_RANDOM) {
-        ocu = tm_ocu_alloc(sm, sc);
-        why = ocu < 0 && sm->ccu ? TAS_NONE_FREE : TAS_NONE;
-    } else {
-        ocu = tm_memento_pick(sm, sc, slot, &why);
-    }
-    if (why == TAS_WAIT) /* the stall counter moved: scan again next cycle */
+    unsigned why = TPS_NONE;
+    int ocu = sm->pick(sm, sc, slot, &why);
+    if (why == TPS_WAIT) /* the policy's state moved: scan again next cycle */
         sm->stir = 1;
-    if (why > sc->last_alloc)
-        sc->last_alloc = (uint8_t)why;
+    if (why > sc->last_pick)
+        sc->last_pick = (uint8_t)why;
     return ocu;
 }
 
@@ -414,9 +391,9 @@ static void count_stall(TmSm *sm, TmSubcore *sc, unsigned best)
     if (tm_sched_two_level(sc->sched))
         count_tl(sm->ctr, sc->last_tl, 1);
     sm->ctr->ocu_alloc_stalls += best == TS_COLLECTOR;
-    if (best == TS_COLLECTOR && sc->last_alloc) {
-        sm->ctr->ccu_alloc_wait += sc->last_alloc == TAS_WAIT;
-        sm->ctr->ccu_alloc_none_free += sc->last_alloc == TAS_NONE_FREE;
+    if (best == TS_COLLECTOR && sc->last_pick) {
+        sm->ctr->pick_wait += sc->last_pick == TPS_WAIT;
+        sm->ctr->pick_none_free += sc->last_pick == TPS_NONE_FREE;
     }
     sm->stir |= best == TS_COLLECTOR; /* counted per tick, not by tm_sm_skip */
     (*stall_counter(sm->ctr, best))++;
@@ -454,26 +431,6 @@ static int pending_ready(const TmSm *sm, const TmSubcore *sc, Cycle now)
     return 0;
 }
 
-/* swrfc: warp slot is at a strand boundary it has not passed yet. The operand register
- * file's values are dead there, and at a long-latency consumer the warp leaves the
- * active set if a warp waits to come in. Returns 1 when it left. */
-static int strand_end(TmSm *sm, TmSubcore *sc, uint16_t slot)
-{
-    const TmWarp *w = &sm->warp[slot];
-    TmRegCache *rc = &sm->rc[slot];
-    if (w->fw->state != EW_RUN || rc->strand_ok)
-        return 0;
-    unsigned b = tm_warp_insn(sm, w)->strand;
-    if (!b)
-        return 0;
-    rc->strand_ok = 1;
-    tm_rfc_flush(sm, slot);
-    if (!(b & TM_STRAND_YIELD) || !sc->sched->ops->long_stall(sc->sched, slot))
-        return 0;
-    sm->ctr->tl_yields++;
-    return 1;
-}
-
 /* The issue scan (the caller has checked that issue_wake has passed). */
 static int subcore_issue(TmSm *sm, TmSubcore *sc, Cycle now)
 {
@@ -482,12 +439,12 @@ static int subcore_issue(TmSm *sm, TmSubcore *sc, Cycle now)
     uint32_t n = sc->sched->ops->order(sc->sched, sm, sc, &order, scratch);
     unsigned best = TS_NO_WARP;
     int moved = 0;
-    sc->last_alloc = TAS_NONE;
+    sc->last_pick = TPS_NONE;
     for (uint32_t i = 0; i < n && !sm->gpu->status; i++) {
         const TmInsn *ti = NULL;
         int ocu = -1;
         TmWarp *w = &sm->warp[order[i]];
-        if (sm->rfc == TM_RFC_SW && strand_end(sm, sc, order[i])) {
+        if (sm->coll->scan && sm->coll->scan(sm, sc, order[i])) {
             moved = 1;
             continue;
         }
@@ -502,15 +459,15 @@ static int subcore_issue(TmSm *sm, TmSubcore *sc, Cycle now)
             sc->sched->ops->long_stall(sc->sched, order[i])) {
             moved = 1;
             sm->ctr->tl_demotions++;
-            if (sm->rfc) /* its cache holds active warps only */
-                tm_rfc_flush(sm, order[i]);
+            if (sm->coll->warp_demoted)
+                sm->coll->warp_demoted(sm, order[i]);
         }
         if (why > best)
             best = why;
         if (ocu == TM_PICK_STOP)
             break;
     }
-    moved |= sc->last_alloc == TAS_WAIT; /* the stall counter changed */
+    moved |= sc->last_pick == TPS_WAIT; /* the policy's state changed */
     sm->stir |= moved;
     if (tm_sched_two_level(sc->sched))
         sc->last_tl = best == TS_ISSUED          ? TL_ISSUED

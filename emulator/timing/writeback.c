@@ -9,13 +9,13 @@
  * (a bank takes one write per cycle; the write wins over reads, rf.c). An entry whose
  * registers are all written clears its scoreboard bits, so a dependent instruction can
  * issue in the same cycle. Entries without destinations (stores) just retire.
- * With caching collectors, each register written is also offered to the owner warp's
- * cache table (ccu.c); with bow, rfc and swrfc to the warp's register cache
- * (regcache.c). Entries whose ready cycle is known wait in a heap ordered that way
+ * Each register written is also offered to the collector mechanism (slots.h: a register
+ * cache may keep it). Entries whose ready cycle is known wait in a heap ordered that way
  * (heap.h); freed entries go on a free list.
  */
 #include <stdlib.h>
 #include "timing/gpu.h"
+#include "timing/slots.h"
 
 int tm_wb_new(TmSm *sm, const TmSubcore *sc, const TmOcu *o)
 {
@@ -41,7 +41,7 @@ int tm_wb_new(TmSm *sm, const TmSubcore *sc, const TmOcu *o)
     TmWb *e = &sm->wb[i];
     *e = (TmWb){.live = 1, .sc = (uint16_t)sc->id, .slot = o->slot, .ndst = o->ti->ndst,
                 .is_long = o->cls == TC_LDST || o->cls == TC_SFU, .at = TM_NEVER,
-                .seq = o->seq, .dst_near = o->ti->dst_near, .bidx = o->bidx};
+                .seq = o->seq, .dst_near = o->ti->dst_near, .tag = o->tag};
     for (unsigned k = 0; k < o->ti->ndst; k++)
         e->dst[k] = o->ti->dst[k];
     sm->wb_live++;
@@ -91,13 +91,8 @@ static int write_regs(TmSm *sm, TmWb *e, Cycle now)
             return 0;
         sc->wb_used++;
         sc->issue_wake = 0;
-        int near = (e->dst_near >> (e->ndst - 1)) & 1;
-        if (sm->ccu) /* the owner's CT takes near results (ccu.c) */
-            tm_ccu_write(sm, sc, e->slot, r, near, e->seq, now);
-        else if (sm->bow) /* forwarded into the warp's collector (regcache.c) */
-            tm_bow_write(sm, e->slot, r, e->bidx);
-        else if (sm->rfc)
-            tm_rfc_write(sm, sc, e->slot, r, near);
+        if (sm->coll->write)
+            sm->coll->write(sm, sc, e, e->ndst - 1u, r, now);
         sm->warp[e->slot].sb[r >> 6] &= ~(1ull << (r & 63));
         e->ndst--;
     }

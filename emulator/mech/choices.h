@@ -1,0 +1,26 @@
+/*
+ * choices.h - the lists of choices of the policy slots' keys, '|'-separated, generated
+ * from registry.def (config.c's key table points at them, one past the leading '|').
+ */
+#ifndef EMU_MECH_CHOICES_H
+#define EMU_MECH_CHOICES_H
+
+#define ISSUE(name, ops) "|" name
+#define COLLECTOR(name, ops)
+static const char emu_issue_choices[] =
+#include "mech/registry.def"
+    ;
+#undef ISSUE
+#undef COLLECTOR
+#define ISSUE(name, ops)
+#define COLLECTOR(name, ops) "|" name
+static const char emu_collector_choices[] =
+#include "mech/registry.def"
+    ;
+#undef ISSUE
+#undef COLLECTOR
+
+#define EMU_ISSUE_CHOICES (emu_issue_choices + 1)
+#define EMU_COLLECTOR_CHOICES (emu_collector_choices + 1)
+
+#endif

@@ -1,0 +1,16 @@
+/*
+ * mech.h - the ops tables of every mechanism (registry.def), for the registry and the
+ * tests; and the choice lists config.c gives the slots' keys.
+ */
+#ifndef EMU_MECH_MECH_H
+#define EMU_MECH_MECH_H
+
+#include "timing/sched.h"
+
+#define ISSUE(name, ops) extern const TmSchedOps ops;
+#define COLLECTOR(name, ops) extern const TmCollectorOps ops;
+#include "mech/registry.def"
+#undef ISSUE
+#undef COLLECTOR
+
+#endif

@@ -1,0 +1,94 @@
+/*
+ * slots.h - the seam between the timing core and the mechanisms (docs/architecture.md).
+ *
+ * A policy slot is a point of the pipeline where the hardware of a paper differs from
+ * the baseline: an ops table of hooks, chosen for a launch by a configuration key from a
+ * registry (emulator/mech/registry.def). The core calls a hook where it is present and
+ * does its own (baseline) work where it is NULL; it never tests which mechanism runs. A
+ * mechanism keeps its state behind its slot: per launch (TmMech.state, made by
+ * TmLaunchHooks.begin) and per SM (TmSm.issue_state, TmSm.coll_state, made by the SM
+ * hooks), and its own config keys and counters in its own .def files.
+ *
+ * The slots so far:
+ *   issue      core.sched: the order in which a sub-core tries its warps (sched.h's
+ *              TmSchedOps), with optional launch hooks (timers) and a collector
+ *              allocation that overrides the collector's;
+ *   collector  rf.collector (or the collector an issue policy brings): how an
+ *              instruction gets a collector and its source operands, and what happens
+ *              to results at write-back.
+ */
+#ifndef EMU_TIMING_SLOTS_H
+#define EMU_TIMING_SLOTS_H
+
+#include "timing/core.h"
+
+/* A mechanism's launch-wide hooks (gpu.c), each optional. next/event are the mechanism's
+ * own timer: the loop never skips past next (idle skipping stays exact) and calls event
+ * once the cycle reaches it. settle accounts time-weighted counters up to cycle upto
+ * (exclusive) before anyone reads them. */
+typedef struct TmLaunchHooks {
+    int (*begin)(TmGpu *g, void **state, char *err, size_t n);
+    void (*end)(TmGpu *g, void *state);
+    Cycle (*next)(const TmGpu *g, const void *state); /* TM_NEVER: none */
+    void (*event)(TmGpu *g, void *state);
+    void (*settle)(TmGpu *g, void *state, Cycle upto);
+} TmLaunchHooks;
+
+/* A mechanism's launch state, one per slot (TmGpu.mech). */
+typedef struct TmMech {
+    const TmLaunchHooks *hooks;
+    void *state;
+} TmMech;
+
+enum { TM_SLOT_ISSUE, TM_SLOT_COLLECTOR, TM_NSLOTS };
+
+/* The collector for warp slot's next instruction: its index in the sub-core, or one of
+ * these (*why, a TmPickStall, says why none was given). */
+#define TM_PICK_BUSY (-1) /* not this warp now; the scheduler tries the next */
+#define TM_PICK_STOP (-2) /* the scheduler issues nothing more this cycle */
+typedef int (*TmPickFn)(TmSm *sm, TmSubcore *sc, uint16_t slot, unsigned *why);
+
+/* The collector slot. Every hook but fill may be NULL. */
+typedef struct TmCollectorOps {
+    const char *name;
+    TmLaunchHooks launch;
+    /* Per-SM state in sm->coll_state, made after the sub-cores and their collectors. */
+    int (*sm_init)(TmSm *sm);
+    void (*sm_free)(TmSm *sm);
+    int private_collectors; /* one collector per warp slot instead of rf.collectors_per_subcore */
+    TmPickFn pick;          /* NULL: a free collector at random (tm_ocu_alloc) */
+    /* At issue, into collector idx: the source operands of ti. Queues the bank reads it
+     * needs (tm_rf_queue), sets the collector's reads_left and, when nothing is left to
+     * read, counts it in sc->ocu_collected; may set the collector's tag, which the
+     * instruction's write-back entry carries (TmWb.tag). */
+    void (*fill)(TmSm *sm, TmSubcore *sc, uint32_t idx, uint16_t slot, const TmInsn *ti,
+                 Cycle now);
+    void (*dispatched)(TmSm *sm, TmSubcore *sc, uint32_t idx);
+    /* Write-back wrote register r, destination k of e (the bank took it this cycle). */
+    void (*write)(TmSm *sm, TmSubcore *sc, const TmWb *e, unsigned k, unsigned r, Cycle now);
+    void (*warp_start)(TmSm *sm, uint16_t slot); /* a new warp took the slot */
+    void (*warp_done)(TmSm *sm, uint16_t slot);  /* the slot is being freed */
+    void (*warp_issued)(TmSm *sm, uint16_t slot); /* every instruction, control ones too */
+    /* The issue policy moved warp slot out of its active set. */
+    void (*warp_demoted)(TmSm *sm, uint16_t slot);
+    /* The issue scan reached warp slot: returns 1 when the mechanism moved the warp (it
+     * is skipped this cycle and the scan does not sleep). */
+    int (*scan)(TmSm *sm, TmSubcore *sc, uint16_t slot);
+} TmCollectorOps;
+
+/* The two slots of a launch's SMs, from the configuration (registry.def): 0, or -1 with
+ * the reason in err. */
+int tm_slots_resolve(const EmuConfig *cfg, const struct TmSchedOps **issue,
+                     const TmCollectorOps **coll, char *err, size_t n);
+/* The registries, for tests and documentation: entry i of a slot, or NULL past the end. */
+const struct TmSchedOps *tm_issue_entry(size_t i);
+const TmCollectorOps *tm_collector_entry(size_t i);
+
+/* Collector allocations every mechanism may use (ocu.c). */
+int tm_pick_random(TmSm *sm, TmSubcore *sc, uint16_t slot, unsigned *why);
+int tm_pick_private(TmSm *sm, TmSubcore *sc, uint16_t slot, unsigned *why);
+/* The baseline fill: every source register read from the banks (rf.c). */
+void tm_fill_banks(TmSm *sm, TmSubcore *sc, uint32_t idx, uint16_t slot, const TmInsn *ti,
+                   Cycle now);
+
+#endif

@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""Snapshot the statistics of every sample under every register-file policy and preset,
+or compare two snapshots: the proof that a change to the timing model's structure left
+every figure as it was.
+
+  scripts/stats_identity.py snapshot BUILD_DIR OUT_DIR [--jobs N] [SAMPLE...]
+  scripts/stats_identity.py compare OLD_DIR NEW_DIR
+
+snapshot runs each compiled sample of BUILD_DIR/samples in timing mode under each policy
+of bench/memento_eval.py on its default preset (rtx2060-s), and under the baseline on
+every other preset, and writes OUT_DIR/SAMPLE.PRESET.POLICY.json: the statistics JSON
+with the host's own figures (host_seconds, which measure this machine, not the model)
+removed, keys sorted. compare reports every file that differs or exists on one side only
+and exits 1 if any does; the files are otherwise byte-identical.
+"""
+import concurrent.futures
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "bench"))
+from functional import sample_names  # noqa: E402
+from memento_eval import POLICIES  # noqa: E402
+
+DEFAULT_PRESET = "rtx2060-s"
+OTHER_PRESETS = ["gtx480", "kepler", "maxwell"]
+HOST_FIELDS = {"host_seconds"}
+
+
+def strip_host(v):
+    if isinstance(v, dict):
+        return {k: strip_host(x) for k, x in v.items() if k not in HOST_FIELDS}
+    if isinstance(v, list):
+        return [strip_host(x) for x in v]
+    return v
+
+
+def one(build, name, preset, policy, overrides, out):
+    exe = os.path.join(build, "samples", name)
+    with tempfile.NamedTemporaryFile(suffix=".json") as stats:
+        env = dict(os.environ, XGPU_STATS=stats.name, XGPU_MODE="timing",
+                   XGPU_CONFIG=preset, XGPU_SET=overrides)
+        r = subprocess.run([exe], env=env, capture_output=True, text=True)
+        if r.returncode != 0 or "PASS" not in r.stdout:
+            return f"{name} {preset} {policy}: exit {r.returncode}\n{r.stderr[-1000:]}"
+        data = strip_host(json.load(open(stats.name)))
+    with open(os.path.join(out, f"{name}.{preset}.{policy}.json"), "w") as f:
+        json.dump(data, f, indent=1, sort_keys=True)
+        f.write("\n")
+    return None
+
+
+def snapshot(argv):
+    jobs = os.cpu_count() or 2
+    if "--jobs" in argv:
+        i = argv.index("--jobs")
+        jobs = int(argv[i + 1])
+        del argv[i:i + 2]
+    if len(argv) < 2:
+        sys.exit(__doc__)
+    build, out, names = argv[0], argv[1], sample_names(argv[2:])
+    os.makedirs(out, exist_ok=True)
+    work = [(n, DEFAULT_PRESET, p, ov) for n in names for p, ov in POLICIES]
+    work += [(n, pr, "baseline", "") for n in names for pr in OTHER_PRESETS]
+    failed = []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        futs = [pool.submit(one, build, n, pr, p, ov, out) for n, pr, p, ov in work]
+        for k, f in enumerate(concurrent.futures.as_completed(futs), 1):
+            err = f.result()
+            if err:
+                failed.append(err)
+            print(f"\r{k}/{len(work)} runs", end="", file=sys.stderr, flush=True)
+    print(file=sys.stderr)
+    for e in failed:
+        print(e, file=sys.stderr)
+    print(f"{len(work) - len(failed)} snapshots in {out}")
+    return 1 if failed else 0
+
+
+def compare(argv):
+    if len(argv) != 2:
+        sys.exit(__doc__)
+    a, b = (set(os.listdir(d)) for d in argv)
+    bad = [f"only in {argv[0]}: {f}" for f in sorted(a - b)]
+    bad += [f"only in {argv[1]}: {f}" for f in sorted(b - a)]
+    for f in sorted(a & b):
+        x = open(os.path.join(argv[0], f), "rb").read()
+        y = open(os.path.join(argv[1], f), "rb").read()
+        if x != y:
+            bad.append(f"differs: {f}")
+    for line in bad:
+        print(line)
+    print(f"{len(a & b)} files compared, {len(bad)} differences")
+    return 1 if bad else 0
+
+
+def main():
+    if len(sys.argv) < 2 or sys.argv[1] not in ("snapshot", "compare"):
+        sys.exit(__doc__)
+    return (snapshot if sys.argv[1] == "snapshot" else compare)(sys.argv[2:])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

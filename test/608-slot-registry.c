@@ -1,0 +1,105 @@
+/*
+ * 608-slot-registry: the policy slots' registries (emulator/mech/registry.def) agree with
+ * the configuration: every entry's name is a valid value of its key (the key's list of
+ * choices is generated from the registry, so the two cannot drift), its ops carry the
+ * same name and the hooks the core calls unconditionally, and every choice of the keys
+ * resolves to a pair of slots or to an error that names the key.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "config/config.h"
+#include "mech/mech.h"
+
+static const EmuCfgKey *key(const char *name)
+{
+    for (size_t i = 0; i < emu_cfg_nkeys; i++)
+        if (strcmp(emu_cfg_keys[i].key, name) == 0)
+            return &emu_cfg_keys[i];
+    cr_assert_fail("no key %s", name);
+    return NULL;
+}
+
+/* Whether name is one of the '|'-separated choices. */
+static int is_choice(const char *choices, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = choices; p; p = strchr(p, '|') ? strchr(p, '|') + 1 : NULL)
+        if (strncmp(p, name, n) == 0 && (p[n] == '|' || p[n] == '\0'))
+            return 1;
+    return 0;
+}
+
+static size_t count_choices(const char *choices)
+{
+    size_t n = 1;
+    for (const char *p = choices; *p; p++)
+        n += *p == '|';
+    return n;
+}
+
+Test(slots, issue_registry_matches_core_sched)
+{
+    const EmuCfgKey *k = key("core.sched");
+    cr_assert_eq(k->type, EMU_CFG_ENUM);
+    size_t i = 0;
+    for (const TmSchedOps *o; (o = tm_issue_entry(i)); i++) {
+        cr_expect(is_choice(k->unit, o->name), "%s not a choice of core.sched (%s)", o->name,
+                  k->unit);
+        cr_expect(o->order && o->issued, "%s lacks order or issued", o->name);
+        cr_expect_eq(tm_sched_find(o->name), o);
+    }
+    cr_expect_eq(i, count_choices(k->unit), "core.sched has choices without an entry");
+    cr_expect(k->unit[0] != '|' && k->unit[strlen(k->unit) - 1] != '|', "%s", k->unit);
+}
+
+Test(slots, collector_registry_matches_rf_collector)
+{
+    const EmuCfgKey *k = key("rf.collector");
+    size_t i = 0;
+    for (const TmCollectorOps *o; (o = tm_collector_entry(i)); i++) {
+        cr_expect(is_choice(k->unit, o->name), "%s not a choice of rf.collector", o->name);
+        cr_expect(o->fill, "%s lacks fill", o->name);
+    }
+    cr_expect_eq(i, count_choices(k->unit));
+    for (i = 0; tm_issue_entry(i); i++) { /* collectors an issue policy brings */
+        const TmCollectorOps *b = tm_issue_entry(i)->brings;
+        cr_expect(!b || b->fill, "%s brings a collector without fill", tm_issue_entry(i)->name);
+    }
+}
+
+Test(slots, every_pair_resolves_or_names_the_key)
+{
+    for (size_t i = 0; tm_issue_entry(i); i++)
+        for (size_t j = 0; tm_collector_entry(j); j++) {
+            EmuConfig c;
+            char err[256] = "";
+            const TmSchedOps *is;
+            const TmCollectorOps *co;
+            emu_config_defaults(&c);
+            strcpy(c.core_sched, tm_issue_entry(i)->name);
+            strcpy(c.rf_collector, tm_collector_entry(j)->name);
+            int rc = tm_slots_resolve(&c, &is, &co, err, sizeof err);
+            const char *needs = tm_issue_entry(i)->needs;
+            if (needs && strcmp(needs, c.rf_collector) != 0) {
+                cr_expect_neq(rc, 0, "%s with %s", c.core_sched, c.rf_collector);
+                cr_expect(strstr(err, "core.sched") && strstr(err, "rf.collector"), "%s", err);
+                continue;
+            }
+            cr_expect_eq(rc, 0, "%s with %s: %s", c.core_sched, c.rf_collector, err);
+            cr_expect_eq(is, tm_issue_entry(i));
+            cr_expect_eq(co, is->brings ? is->brings : tm_collector_entry(j));
+        }
+}
+
+Test(slots, unknown_names_are_refused)
+{
+    EmuConfig c;
+    char err[256] = "";
+    const TmSchedOps *is;
+    const TmCollectorOps *co;
+    emu_config_defaults(&c);
+    strcpy(c.core_sched, "nope");
+    cr_expect_neq(tm_slots_resolve(&c, &is, &co, err, sizeof err), 0);
+    cr_expect(strstr(err, "core.sched") && strstr(err, "nope"), "%s", err);
+}
