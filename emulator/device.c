@@ -56,7 +56,9 @@ static void derive_props(const EmuConfig *c, EmuProps *p)
     p->cc_minor = c->gpu_cc_minor;
 }
 
-EmuStatus emu_create(EmuDevice **out, char *err, size_t errlen)
+/* A device from the configuration source: the environment (env), or config and set. */
+static EmuStatus device_new(EmuDevice **out, int env, const char *config, const char *set,
+                            char *err, size_t errlen)
 {
     char dummy[8];
     if (!err)
@@ -71,7 +73,8 @@ EmuStatus emu_create(EmuDevice **out, char *err, size_t errlen)
         snprintf(err, errlen, "out of host memory");
         return EMU_ERR_OUT_OF_MEMORY;
     }
-    if (emu_config_from_env(&d->cfg, err, errlen)) {
+    if (env ? emu_config_from_env(&d->cfg, err, errlen)
+            : emu_config_from(&d->cfg, config, set, err, errlen)) {
         free(d);
         return EMU_ERR_INVALID_CONFIG;
     }
@@ -81,6 +84,17 @@ EmuStatus emu_create(EmuDevice **out, char *err, size_t errlen)
     d->printf_fifo.limit = d->cfg.emu_printf_fifo_bytes;
     *out = d;
     return EMU_OK;
+}
+
+EmuStatus emu_create(EmuDevice **out, char *err, size_t errlen)
+{
+    return device_new(out, 1, NULL, NULL, err, errlen);
+}
+
+EmuStatus emu_create_with(EmuDevice **out, const char *config, const char *set, char *err,
+                          size_t errlen)
+{
+    return device_new(out, 0, config, set, err, errlen);
 }
 
 void emu_destroy(EmuDevice *d)

@@ -37,6 +37,7 @@ struct EmuDevice {
     struct EmuSeries *series; /* stats/series.c: interval series (or NULL) */
     struct EmuProgress *progress; /* stats/progress.c: progress line state (or NULL) */
     struct TmLog *tm_log;  /* timing/gpu.c: each timing launch's counters (or NULL) */
+    struct MemSys *tm_mem; /* timing/gpu.c: the memory system kept between launches */
     struct EmuReuseProf *reuse_prof; /* func/reuse_prof.c: reuse profiling (or NULL) */
 };
 

@@ -214,6 +214,11 @@ static int parse_args(Driver *d, int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (a[0] != '-' || !a[1]) {
+            if (d->ninputs == MAX_ARGS) {
+                fprintf(stderr, "xgpu-cc: error: too many input files (at most %d): %s\n",
+                        MAX_ARGS, a);
+                return -1;
+            }
             d->inputs[d->ninputs].path = a;
             d->inputs[d->ninputs++].kind = kind_of(a);
             continue;
@@ -593,7 +598,8 @@ static int lower(Driver *d, const char *src_name, const char *ir, const char *fa
     o.phase_delta = d->phase_delta;
     o.phase_gap = d->phase_gap;
     o.reuse_profile = d->reuse_profile;
-    o.debug_dumps = getenv("XGPU_DUMP") != NULL;
+    const char *dump = getenv("XGPU_DUMP"); /* as the pipeline reads it: set and not "0" */
+    o.debug_dumps = dump && strcmp(dump, "0") != 0;
     o.source_name = src_name;
     if (d->verbose)
         fprintf(stderr, "xgpu-lower -O%u --max-regs=%u %s -o %s\n", o.opt_level, o.max_regs, ir,

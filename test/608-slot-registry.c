@@ -1,11 +1,12 @@
 /*
- * 608-slot-registry: the policy slots' registries (emulator/mech/registry.def) agree with
- * the configuration: every entry's name is a valid value of its key (the key's list of
+ * 608-slot-registry: the policy slots' registries (emulator/mech/registry.def: issue
+ * order, collector, L1 prefetch) agree with the configuration: every entry's name is a valid value of its key (the key's list of
  * choices is generated from the registry, so the two cannot drift), its ops carry the
  * same name and the hooks the core calls unconditionally, and every choice of the keys
  * resolves to a pair of slots or to an error that names the key.
  */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "config/config.h"
@@ -66,6 +67,21 @@ Test(slots, collector_registry_matches_rf_collector)
         const TmCollectorOps *b = tm_issue_entry(i)->brings;
         cr_expect(!b || b->fill, "%s brings a collector without fill", tm_issue_entry(i)->name);
     }
+}
+
+Test(slots, prefetch_registry_matches_l1_prefetch)
+{
+    const EmuCfgKey *k = key("l1.prefetch");
+    size_t i = 0;
+    for (const TmPrefetchOps *o; (o = tm_prefetch_entry(i)); i++) {
+        cr_expect(is_choice(k->unit, o->name), "%s not a choice of l1.prefetch", o->name);
+        cr_expect_eq(tm_prefetch_find(o->name), o);
+        cr_expect(!o->observe || (o->init && o->free), "%s: state hooks missing", o->name);
+    }
+    cr_expect_eq(i, count_choices(k->unit));
+    char def[32] = ""; /* the default, as config.def quotes it */
+    sscanf(k->def, "\"%31[^\"]", def);
+    cr_expect(is_choice(k->unit, def), "default %s", k->def);
 }
 
 Test(slots, every_pair_resolves_or_names_the_key)

@@ -332,6 +332,16 @@ uint64_t emu_config_budget(const EmuConfig *c)
     return c->emu_max_warp_insns ? c->emu_max_warp_insns : UINT64_MAX;
 }
 
+int emu_config_from(EmuConfig *c, const char *config, const char *set, char *err, size_t n)
+{
+    emu_config_defaults(c);
+    if (config && *config && emu_config_load(c, config, err, n))
+        return -1;
+    if (set && emu_config_set_list(c, set, "settings", err, n))
+        return -1;
+    return emu_config_check(c, err, n);
+}
+
 int emu_config_from_env(EmuConfig *c, char *err, size_t n)
 {
     emu_config_defaults(c);

@@ -84,6 +84,10 @@ uint64_t emu_config_budget(const EmuConfig *c);
 /* memento.sthld: -1 for "dynamic", else the fixed value; -2 when it is neither (or above
  * memento.sthld_max). */
 long emu_config_sthld(const EmuConfig *c);
+/* The defaults, then config (a preset name or file, as XGPU_CONFIG; NULL or "": none),
+ * then set ("key=value;...", as XGPU_SET; may be NULL), then emu_config_check; the
+ * environment is not read. 0, or -1 with the reason in err. */
+int emu_config_from(EmuConfig *c, const char *config, const char *set, char *err, size_t n);
 /* Value of key k as text (what a config file would say). */
 int emu_config_format(const EmuConfig *c, const EmuCfgKey *k, char *buf, size_t n);
 /* The row of a key, or NULL. */

@@ -9,8 +9,10 @@
 
 #define ISSUE(name, ops) extern const TmSchedOps ops;
 #define COLLECTOR(name, ops) extern const TmCollectorOps ops;
+#define PREFETCH(name, ops) extern const TmPrefetchOps ops;
 #include "mech/registry.def"
 #undef ISSUE
 #undef COLLECTOR
+#undef PREFETCH
 
 #endif

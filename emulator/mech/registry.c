@@ -1,6 +1,7 @@
 /*
  * registry.c - the policy slots' registries (registry.def) and the resolution of a
- * configuration into the two slots of the SM pipeline; the baseline collector.
+ * configuration into the two slots of the SM pipeline; the baseline collector and the
+ * baseline (no) prefetcher.
  *
  * Resolution: the issue policy is core.sched's entry. The collector is rf.collector's,
  * unless the issue policy brings its own (the two-level register-file-cache schedulers
@@ -27,21 +28,57 @@ typedef struct CollectorEntry {
 static const IssueEntry issue_registry[] = {
 #define ISSUE(name, ops) {name, &ops},
 #define COLLECTOR(name, ops)
+#define PREFETCH(name, ops)
 #include "mech/registry.def"
 #undef ISSUE
 #undef COLLECTOR
+#undef PREFETCH
 };
 
 static const CollectorEntry collector_registry[] = {
 #define ISSUE(name, ops)
 #define COLLECTOR(name, ops) {name, &ops},
+#define PREFETCH(name, ops)
 #include "mech/registry.def"
 #undef ISSUE
 #undef COLLECTOR
+#undef PREFETCH
+};
+
+typedef struct PrefetchEntry {
+    const char *name;
+    const TmPrefetchOps *ops;
+} PrefetchEntry;
+
+static const PrefetchEntry prefetch_registry[] = {
+#define ISSUE(name, ops)
+#define COLLECTOR(name, ops)
+#define PREFETCH(name, ops) {name, &ops},
+#include "mech/registry.def"
+#undef ISSUE
+#undef COLLECTOR
+#undef PREFETCH
 };
 
 #define NISSUE (sizeof issue_registry / sizeof issue_registry[0])
 #define NCOLLECTOR (sizeof collector_registry / sizeof collector_registry[0])
+#define NPREFETCH (sizeof prefetch_registry / sizeof prefetch_registry[0])
+
+/* No prefetching: the L1 fetches what demand requests miss, nothing more. */
+const TmPrefetchOps tm_pf_none = {.name = "none"};
+
+const TmPrefetchOps *tm_prefetch_find(const char *name)
+{
+    for (size_t i = 0; i < NPREFETCH; i++)
+        if (strcmp(prefetch_registry[i].name, name) == 0)
+            return prefetch_registry[i].ops;
+    return NULL;
+}
+
+const TmPrefetchOps *tm_prefetch_entry(size_t i)
+{
+    return i < NPREFETCH ? prefetch_registry[i].ops : NULL;
+}
 
 const TmSchedOps *tm_sched_find(const char *name)
 {

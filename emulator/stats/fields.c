@@ -41,11 +41,6 @@ const char *emu_stat_field_name(size_t i)
     return i < NFIELDS ? emu_stat_fields[i].name : NULL;
 }
 
-const char *emu_stat_field_desc(size_t i)
-{
-    return i < NFIELDS ? emu_stat_fields[i].desc : NULL;
-}
-
 int emu_stat_field_index(const char *name)
 {
     for (size_t i = 0; i < NFIELDS; i++)
@@ -153,21 +148,6 @@ const char *emu_stat_derived_name(size_t i)
         return "energy.rf_dynamic";
     size_t f = stall_field(i - NFIXED);
     return f < NFIELDS ? emu_stat_fields[f].fraction : NULL;
-}
-
-const char *emu_stat_derived_desc(size_t i)
-{
-    if (i < NRATIOS)
-        return stat_ratios[i].desc;
-    if (i == DERIVED_IPC)
-        return "warp instructions / cycles";
-    if (i == DERIVED_OCCUPANCY)
-        return OCCUPANCY_COUNTER " / (cycles x gpu.sm_count x max warps per SM)";
-    if (i >= DERIVED_ENERGY && i < DERIVED_ENERGY_TOTAL)
-        return stat_energy[i - DERIVED_ENERGY].desc;
-    if (i == DERIVED_ENERGY_TOTAL)
-        return "register-file dynamic energy: the sum of the energy.* figures";
-    return "issue slots lost to this stall cause / " ISSUE_SLOTS " (or / all stall.*)";
 }
 
 static int ratio(double num, double den, double *out)

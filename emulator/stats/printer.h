@@ -21,7 +21,6 @@ struct json_object;
 /* Counter fields, in TmCounters order. */
 size_t emu_stat_nfields(void);
 const char *emu_stat_field_name(size_t i); /* dotted JSON name, e.g. "l1.hits" */
-const char *emu_stat_field_desc(size_t i);
 int emu_stat_field_index(const char *name); /* -1 when not declared */
 
 /* Everything a derived figure may use. */
@@ -39,7 +38,6 @@ typedef struct EmuStatView {
 /* Derived figures: name (e.g. "l1.hit_rate"), and value: 0 and *out, or -1 (null). */
 size_t emu_stat_nderived(void);
 const char *emu_stat_derived_name(size_t i);
-const char *emu_stat_derived_desc(size_t i);
 int emu_stat_derived(size_t i, const EmuStatView *v, double *out);
 /* The value of a counter by name (0 when undeclared or v->ctr is NULL). */
 uint64_t emu_stat_get(const EmuStatView *v, const char *name);

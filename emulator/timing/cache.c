@@ -104,11 +104,6 @@ void cache_free(Cache *c)
     c->lines = NULL, c->mshr = NULL, c->waitbuf = NULL;
 }
 
-uint64_t cache_line_addr(const Cache *c, uint64_t addr)
-{
-    return addr & ~(uint64_t)(c->line - 1);
-}
-
 /* (line / line size / set_div) mod sets, with shifts and masks for powers of two. */
 static CacheLine *set_of(Cache *c, uint64_t line)
 {
@@ -135,7 +130,7 @@ CacheLine *cache_victim(Cache *c, uint64_t line)
 
 void cache_install(Cache *c, CacheLine *l, uint64_t line)
 {
-    l->addr = line, l->valid = 0, l->dirty = 0, l->used = 1, l->mshr = 0;
+    l->addr = line, l->valid = 0, l->dirty = 0, l->used = 1, l->mshr = 0, l->prefetched = 0;
     c->pol->touch(c, l, 0);
 }
 
@@ -152,11 +147,6 @@ CacheMshr *cache_mshr_find(Cache *c, uint64_t line)
         if (c->mshr[i].used && c->mshr[i].line == line)
             return &c->mshr[i];
     return NULL;
-}
-
-int cache_mshr_index(const Cache *c, const CacheMshr *m)
-{
-    return (int)(m - c->mshr);
 }
 
 static CacheMshr *mshr_alloc(Cache *c, uint64_t line)

@@ -23,6 +23,7 @@ typedef struct CacheLine {
     uint8_t dirty;  /* sectors modified (write-back caches) */
     uint8_t used;   /* the way holds a line (possibly with no valid sector yet) */
     uint8_t mshr;   /* reserved: a miss to it is in flight */
+    uint8_t prefetched; /* brought by a prefetch and not yet read by a demand request */
 } CacheLine;
 
 typedef struct CacheMshr {
@@ -76,7 +77,6 @@ int cache_init(Cache *c, const char *what, unsigned sets, unsigned ways, unsigne
                unsigned sector, const char *policy, unsigned mshrs, unsigned merge,
                char *err, size_t n);
 void cache_free(Cache *c);
-uint64_t cache_line_addr(const Cache *c, uint64_t addr);
 CacheLine *cache_find(Cache *c, uint64_t line);
 /* A victim way for line (a free way first), or NULL when every way is reserved. */
 CacheLine *cache_victim(Cache *c, uint64_t line);
@@ -84,7 +84,6 @@ CacheLine *cache_victim(Cache *c, uint64_t line);
 void cache_install(Cache *c, CacheLine *l, uint64_t line);
 void cache_touch(Cache *c, CacheLine *l);
 CacheMshr *cache_mshr_find(Cache *c, uint64_t line);
-int cache_mshr_index(const Cache *c, const CacheMshr *m);
 
 /* Read of r->sectors of r->line: what would happen (no state change). */
 void cache_plan(Cache *c, const TmReq *r, CachePlan *p);

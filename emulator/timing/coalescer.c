@@ -95,6 +95,8 @@ unsigned coal_split(const TmAccess *a, unsigned sm, unsigned line, unsigned sect
     for (unsigned i = 0; i < o.n; i++) {
         out[i].kind = a->kind;
         out[i].sm = (uint16_t)sm;
+        out[i].warp = (uint16_t)a->warp;
+        out[i].pc = a->pc;
     }
     return o.n;
 }

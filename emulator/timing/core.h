@@ -197,7 +197,6 @@ void tm_rf_free(TmSubcore *sc, const EmuConfig *cfg);
 int tm_rf_arbitrate(TmSm *sm, TmSubcore *sc, Cycle now);
 /* Takes the bank of register r for a write at cycle now: 0, or -1 if already written. */
 int tm_rf_write(TmSm *sm, TmSubcore *sc, unsigned r, Cycle now);
-int tm_rf_bank_free(const TmSm *sm, const TmSubcore *sc, unsigned r, Cycle now);
 
 /* Queues one bank read of register r for collector ocu. */
 void tm_rf_queue(TmSm *sm, TmSubcore *sc, uint16_t ocu, unsigned r, Cycle now);

@@ -25,7 +25,10 @@
  * the same (test 903 checks it on every sample). The
  * launch ends, after its last cycle, when every CTA has finished and every unit is idle;
  * `cycles` counts cycles 0 .. last. A launch with no event pending that is not done is a
- * bug in the model: it dumps every unit and fails with EMU_ERR_LAUNCH_FAILURE.
+ * bug in the model: it dumps every unit and fails with EMU_ERR_LAUNCH_FAILURE; one in
+ * which units keep working for emu.stall_cycles cycles without a warp instruction issuing
+ * (a livelock; cycles spent waiting do not count) dumps every unit and fails with
+ * EMU_ERR_DEADLOCK.
  *
  * A mechanism's timer (slots.h: TmLaunchHooks.next/event, e.g. a policy that adapts at
  * interval ends) is honoured like interval records: the loop never skips past it and
@@ -116,6 +119,26 @@ static void insn_info(const EmuConfig *c, const XInsn *in, uint8_t reuse, TmInsn
 
 /* --- setup -------------------------------------------------------------------------------- */
 
+/* The launch's memory system: the device's, carried over (l2.persist), or its own. A
+ * device's memory system that a failed launch left with requests in flight is replaced
+ * by a cold one. */
+static int gpu_memsys(TmGpu *g, char *err, size_t n)
+{
+    EmuDevice *d = g->d;
+    if (!g->cfg->l2_persist) {
+        g->mem_owned = 1;
+        return (g->mem = memsys_new(g->cfg, &g->ctr, err, n)) ? 0 : -1;
+    }
+    if (d->tm_mem && memsys_next_launch(d->tm_mem, &g->ctr)) {
+        memsys_free(d->tm_mem);
+        d->tm_mem = NULL;
+    }
+    if (!d->tm_mem && !(d->tm_mem = memsys_new(g->cfg, &g->ctr, err, n)))
+        return -1;
+    g->mem = d->tm_mem;
+    return 0;
+}
+
 static EmuStatus gpu_setup(TmGpu *g, const EmuModule *m, int kernel, char *err, size_t n)
 {
     const XKernel *k = &m->bin->kernels[kernel];
@@ -155,7 +178,7 @@ static EmuStatus gpu_setup(TmGpu *g, const EmuModule *m, int kernel, char *err, 
         if (h->begin && h->begin(g, &g->mech[i].state, err, n))
             return EMU_ERR_INVALID_CONFIG;
     }
-    if (!c->core_mem_latency && !(g->mem = memsys_new(c, &g->ctr, err, n)))
+    if (!c->core_mem_latency && gpu_memsys(g, err, n))
         return EMU_ERR_INVALID_CONFIG;
     g->recv_head = g->mem ? memsys_recv_heads(g->mem) : NULL;
     g->sm = calloc(c->gpu_sm_count, sizeof *g->sm);
@@ -172,7 +195,7 @@ static void gpu_free(TmGpu *g)
     for (uint32_t i = 0; i < g->nsm; i++)
         tm_sm_free(g->sm[i]);
     free(g->sm);
-    if (g->mem)
+    if (g->mem && g->mem_owned)
         memsys_free(g->mem);
     for (unsigned i = 0; i < TM_NSLOTS; i++)
         if (g->mech[i].hooks && g->mech[i].hooks->end && g->mech[i].state)
@@ -301,12 +324,28 @@ static void mech_events(TmGpu *g)
 static EmuStatus gpu_run(TmGpu *g, EmuFault *fault)
 {
     uint64_t interval = g->cfg->emu_interval_cycles, next_rec = interval;
+    uint64_t watch = g->cfg->emu_stall_cycles, insns = 0, busy = 0;
+    Cycle progress = 0; /* the last cycle a warp instruction issued */
     for (;;) {
         int work = gpu_cycle(g);
         if (g->status)
             return g->status;
         if (gpu_idle(g))
             return EMU_OK;
+        /* the watchdog counts cycles in which units worked but no warp instruction
+         * issued: waiting (idle cycles, skipped or not) is not a livelock */
+        if (g->ctr.warp_insns != insns) {
+            insns = g->ctr.warp_insns, progress = g->now, busy = 0;
+        } else if (work && watch && ++busy >= watch) {
+            gpu_dump(g, stderr);
+            snprintf(fault->message, sizeof fault->message,
+                     "timing model made no progress for %llu busy cycles (emu.stall_cycles): "
+                     "no warp instruction issued since cycle %llu, %llu of %llu CTAs done "
+                     "(units dumped on stderr)", (unsigned long long)busy,
+                     (unsigned long long)progress, (unsigned long long)g->ctas_done,
+                     (unsigned long long)g->ncta);
+            return EMU_ERR_DEADLOCK;
+        }
         Cycle next = g->now + 1;
         if (!work && (next = gpu_next(g)) == TM_NEVER) {
             gpu_dump(g, stderr);
@@ -400,6 +439,8 @@ const TmCounters *emu_launch_counters(const EmuDevice *d, size_t i)
 
 void tm_device_free(EmuDevice *d)
 {
+    memsys_free(d->tm_mem);
+    d->tm_mem = NULL;
     TmLog *log = d->tm_log;
     if (!log)
         return;

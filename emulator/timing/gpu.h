@@ -21,6 +21,7 @@ struct TmGpu {
     TmSm **sm;
     uint32_t nsm;
     MemSys *mem;            /* NULL with core.mem_latency > 0 */
+    int mem_owned;          /* mem is this launch's own (l2.persist = false) */
     const Cycle *recv_head; /* memsys_recv_heads(mem), or NULL */
     TmCounters ctr;
     TmRng rng;

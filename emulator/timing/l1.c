@@ -95,6 +95,11 @@ static L1Result l1_read(L1 *l, const TmReq *r, Cycle now, int first, Cycle *read
         ++*l->n.misses;
         *l->n.sector_misses += p.sector_miss;
     }
+    if (p.line && p.line->prefetched && p.out != CACHE_MISS) { /* a prefetch's first use */
+        p.line->prefetched = 0;
+        l->ctr->l1_prefetch_hits += p.out == CACHE_HIT;
+        l->ctr->l1_prefetch_late += p.out == CACHE_MERGE;
+    }
     cache_apply(&l->c, r, &p);
     if (p.out == CACHE_HIT) {
         ++*l->n.hits;
@@ -103,6 +108,27 @@ static L1Result l1_read(L1 *l, const TmReq *r, Cycle now, int first, Cycle *read
     }
     *l->n.mshr_merges += p.out == CACHE_MERGE;
     return L1_WAIT;
+}
+
+L1Prefetch l1_prefetch(L1 *l, uint64_t line, Cycle now)
+{
+    TmReq r = {.line = line, .sectors = (uint8_t)((1u << l->c.nsectors) - 1),
+               .kind = TM_READ, .sm = (uint16_t)l->sm, .tag = L1_PREFETCH_TAG,
+               .issued = now};
+    CachePlan p;
+    cache_plan(&l->c, &r, &p);
+    if (p.out == CACHE_STALL)
+        return L1_PF_DROPPED;
+    if (p.out != CACHE_MISS)
+        return L1_PF_REDUNDANT;
+    TmReq miss = {.line = line, .sectors = p.fetch, .kind = TM_READ, .sm = (uint16_t)l->sm,
+                  .tag = l->miss_tag, .issued = now};
+    if (memsys_send(l->mem, &miss, now) < 0)
+        return L1_PF_BLOCKED;
+    cache_apply(&l->c, &r, &p);
+    p.line->prefetched = 1;
+    l->ctr->l1_prefetches++;
+    return L1_PF_SENT;
 }
 
 L1Result l1_access(L1 *l, const TmReq *r, Cycle now, int first, Cycle *ready)

@@ -38,6 +38,8 @@ typedef enum L1Result {
  * texture cache's misses carry L1_TEX_TAG. */
 #define L1_ATOMIC_TAG (1ull << 63)
 #define L1_TEX_TAG (1ull << 62)
+/* A prefetch's place on its MSHR carries this tag: no access waits for it. */
+#define L1_PREFETCH_TAG (1ull << 61)
 
 int l1_init(L1 *l, const EmuConfig *cfg, unsigned sm, TmCounters *ctr, char *err, size_t n);
 /* The texture cache of SM sm (tex.*): read-only, the L1's line and sector sizes; it takes
@@ -48,6 +50,14 @@ void l1_free(L1 *l);
 /* Looks up request r (r->tag: the requester's id, returned by l1_fill) at cycle now.
  * first: the first attempt for r (stall statistics count once per request). */
 L1Result l1_access(L1 *l, const TmReq *r, Cycle now, int first, Cycle *ready);
+/* What a prefetch of a whole line did at its lookup. */
+typedef enum L1Prefetch {
+    L1_PF_SENT,      /* a miss went to L2 */
+    L1_PF_REDUNDANT, /* every sector present or pending: nothing to do */
+    L1_PF_DROPPED,   /* no MSHR, merge slot or way */
+    L1_PF_BLOCKED,   /* the memory system refused it this cycle: retry */
+} L1Prefetch;
+L1Prefetch l1_prefetch(L1 *l, uint64_t line, Cycle now);
 /* A response arrived: fills the line; copies the completed requests to out (at most
  * l->c.merge) and returns how many. Atomics' responses are returned as they are. */
 unsigned l1_fill(L1 *l, const TmReq *resp, TmReq *out);

@@ -12,6 +12,13 @@
  * Texel loads (ld.tex) take the same path but look up the SM's texture cache (tex.*)
  * instead of the L1; its misses carry L1_TEX_TAG, so each response goes back to the cache
  * that asked for it.
+ * L1 prefetching (the l1.prefetch slot, slots.h): the prefetcher sees every demand read
+ * access of global memory as it is split, and the lines it names wait in a queue of
+ * l1.prefetch_queue; each cycle, the lookup slots the demand requests leave free look
+ * prefetches up, oldest first: a line already present or pending is dropped as
+ * redundant, one that finds no MSHR or way is dropped, one the memory system refuses
+ * waits for the next cycle. A prefetch takes its line's MSHR like a miss, with no access
+ * waiting on it.
  * Shared accesses bypass the L1: an access whose lanes need k bank cycles (smem.c) holds
  * the banks for k cycles (2k for atomics: read then write) and completes smem.latency +
  * k - 1 cycles after issue (+ k more for atomics); the next shared access is refused
@@ -26,6 +33,7 @@
 #include "timing/coalescer.h"
 #include "timing/heap.h"
 #include "timing/l1.h"
+#include "timing/slots.h"
 #include "timing/smem.h"
 #include "uvm.h"
 
@@ -57,6 +65,10 @@ struct LdSt {
     Cycle smem_free;        /* first cycle the shared-memory banks take a new access */
     TmReq *fillbuf;         /* [l1.mshr_merge] requests one fill completes */
     EmuUvm *uvm;            /* managed pages (NULL: none to migrate) */
+    const TmPrefetchOps *pf; /* l1.prefetch */
+    void *pf_state;
+    uint64_t *pfq;          /* [pfq_cap] lines to prefetch, a ring */
+    unsigned pfq_cap, pfq_head, pfq_len;
 };
 
 LdSt *ldst_new(const EmuConfig *cfg, unsigned sm, TmCounters *ctr, char *err, size_t n)
@@ -83,6 +95,23 @@ LdSt *ldst_new(const EmuConfig *cfg, unsigned sm, TmCounters *ctr, char *err, si
     }
     u->cache = &u->l1;
     u->sm = sm, u->ports = cfg->l1_ports, u->ctr = ctr;
+    u->pf = tm_prefetch_find(cfg->l1_prefetch);
+    if (!u->pf) {
+        snprintf(err, n, "l1.prefetch: unknown prefetcher '%s'", cfg->l1_prefetch);
+        ldst_free(u);
+        return NULL;
+    }
+    u->pfq_cap = cfg->l1_prefetch_queue ? cfg->l1_prefetch_queue : 1;
+    if (u->pf->init && !(u->pf_state = u->pf->init(cfg))) {
+        snprintf(err, n, "out of memory");
+        ldst_free(u);
+        return NULL;
+    }
+    if (u->pf->observe && !(u->pfq = calloc(u->pfq_cap, sizeof *u->pfq))) {
+        snprintf(err, n, "out of memory");
+        ldst_free(u);
+        return NULL;
+    }
     u->smem_banks = cfg->smem_banks, u->smem_bank_bytes = cfg->smem_bank_bytes;
     u->smem_latency = cfg->smem_latency;
     u->port_cycle = TM_NEVER;
@@ -102,6 +131,9 @@ void ldst_free(LdSt *u)
         return;
     l1_free(&u->l1);
     l1_free(&u->tex);
+    if (u->pf && u->pf->free)
+        u->pf->free(u->pf_state);
+    free(u->pfq);
     free(u->acc);
     free(u->free);
     tm_heap_free(&u->done);
@@ -154,6 +186,33 @@ static void acc_resolve(LdSt *u, unsigned slot, Cycle at)
         acc_complete(u, a);
 }
 
+/* The prefetcher names a line (TmPrefetchEmit). */
+static void pf_emit(void *ctx, uint64_t line)
+{
+    LdSt *u = ctx;
+    if (u->pfq_len == u->pfq_cap) {
+        u->ctr->l1_prefetch_dropped++;
+        return;
+    }
+    u->pfq[(u->pfq_head + u->pfq_len++) % u->pfq_cap] = line;
+}
+
+/* Prefetches take the lookup slots left this cycle. Returns lookups done. */
+static int pf_lookup(LdSt *u, Cycle now)
+{
+    int work = 0;
+    while (u->pfq_len && u->port_used < u->ports) {
+        L1Prefetch res = l1_prefetch(&u->l1, u->pfq[u->pfq_head], now);
+        if (res == L1_PF_BLOCKED)
+            break;
+        u->ctr->l1_prefetch_redundant += res == L1_PF_REDUNDANT;
+        u->ctr->l1_prefetch_dropped += res == L1_PF_DROPPED;
+        u->pfq_head = (u->pfq_head + 1) % u->pfq_cap, u->pfq_len--;
+        u->port_used++, work++;
+    }
+    return work;
+}
+
 /* Looks up queued requests while this cycle's budget lasts. Returns lookups done. */
 static int ldst_lookup(LdSt *u, Cycle now)
 {
@@ -173,7 +232,7 @@ static int ldst_lookup(LdSt *u, Cycle now)
         if (res == L1_DONE)
             acc_resolve(u, (unsigned)r->tag, ready);
     }
-    return work;
+    return u->pfq_len ? work + pf_lookup(u, now) : work;
 }
 
 static int issue_shared(LdSt *u, const TmAccess *a, uint64_t tag, Cycle now)
@@ -216,6 +275,8 @@ int ldst_issue(LdSt *u, const TmAccess *a, uint64_t tag, Cycle now)
         acc_complete(u, &u->acc[slot]);
     u->ctr->ldst_accesses++;
     u->ctr->tex_accesses += a->space == TM_TEX;
+    if (u->pf->observe && a->kind == TM_READ && a->space == TM_GLOBAL)
+        u->pf->observe(u->pf_state, a, u->queue, u->qlen, pf_emit, u);
     u->ctr->coal_requests += u->qlen;
     for (unsigned i = 0; i < u->qlen; i++)
         u->ctr->coal_sectors += (uint64_t)__builtin_popcount(u->queue[i].sectors);
@@ -231,7 +292,8 @@ static int ldst_receive(LdSt *u, Cycle now)
     while (memsys_recv(u->l1.mem, u->sm, &resp, now)) {
         unsigned k = l1_fill(resp.tag & L1_TEX_TAG ? &u->tex : &u->l1, &resp, u->fillbuf);
         for (unsigned i = 0; i < k; i++)
-            acc_resolve(u, (unsigned)u->fillbuf[i].tag, now);
+            if (!(u->fillbuf[i].tag & L1_PREFETCH_TAG)) /* a prefetch: nobody waits */
+                acc_resolve(u, (unsigned)u->fillbuf[i].tag, now);
         u->stalled = 0; /* an MSHR or a way may have been freed */
         work++;
     }
@@ -259,7 +321,7 @@ int ldst_done(LdSt *u, uint64_t *tag, Cycle now)
 Cycle ldst_next(const LdSt *u, Cycle now)
 {
     Cycle next = TM_NEVER, done = tm_heap_min(&u->done);
-    if (u->qhead < u->qlen && !u->stalled)
+    if ((u->qhead < u->qlen && !u->stalled) || u->pfq_len)
         next = now + 1;
     if (done != TM_NEVER)
         done = done > now ? done : now + 1;
@@ -274,13 +336,14 @@ Cycle ldst_wake(const LdSt *u, Cycle now)
 
 int ldst_idle(const LdSt *u)
 {
-    return u->inflight == 0 && u->qhead >= u->qlen;
+    return u->inflight == 0 && u->qhead >= u->qlen && !u->pfq_len;
 }
 
 void ldst_flush(LdSt *u)
 {
     cache_invalidate(&u->l1.c);
     cache_invalidate(&u->tex.c);
+    u->pfq_len = 0;
 }
 
 void ldst_dump(const LdSt *u, FILE *f)

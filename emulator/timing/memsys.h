@@ -1,6 +1,7 @@
 /*
  * memsys.h - the memory system below the SMs' L1s: interconnect, L2 slices, DRAM
- * channels. One per device. Requests come from the L1s (misses, write-throughs, atomics),
+ * channels. One per device, kept from launch to launch (l2.persist; docs/timing.md,
+ * "Lifetime"). Requests come from the L1s (misses, write-throughs, atomics),
  * responses go back to the requesting SM. Address mapping (line -> L2 slice -> DRAM
  * channel/bank/row) is part of this unit and documented in docs/timing.md.
  */
@@ -14,6 +15,12 @@ typedef struct MemSys MemSys;
 
 MemSys *memsys_new(const EmuConfig *cfg, TmCounters *ctr, char *err, size_t n);
 void memsys_free(MemSys *m);
+/* The memory system carries over to a new launch, whose cycles start at 0 again: what it
+ * holds stays (the L2's lines, clean and dirty, and their replacement order, the DRAM
+ * banks' open rows), every unit's timing restarts (the constraints of the last launch have
+ * expired in the time between launches) and it adds to ctr from now on. -1, changing
+ * nothing, when it is not idle (the last launch ended with requests in flight). */
+int memsys_next_launch(MemSys *m, TmCounters *ctr);
 /* Offers a request from an SM. Returns 0 when accepted, -1 when the SM's injection port
  * is full this cycle (retry later). */
 int memsys_send(MemSys *m, const TmReq *r, Cycle now);

@@ -88,11 +88,6 @@ int tm_rf_arbitrate(TmSm *sm, TmSubcore *sc, Cycle now)
     return work;
 }
 
-int tm_rf_bank_free(const TmSm *sm, const TmSubcore *sc, unsigned r, Cycle now)
-{
-    return bank_of(sm, sc, r)->written != now;
-}
-
 int tm_rf_write(TmSm *sm, TmSubcore *sc, unsigned r, Cycle now)
 {
     TmBank *b = bank_of(sm, sc, r);

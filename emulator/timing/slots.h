@@ -15,7 +15,8 @@
  *              allocation that overrides the collector's;
  *   collector  rf.collector (or the collector an issue policy brings): how an
  *              instruction gets a collector and its source operands, and what happens
- *              to results at write-back.
+ *              to results at write-back;
+ *   l1 prefetch  l1.prefetch: which lines the L1 fetches before a demand asks for them.
  */
 #ifndef EMU_TIMING_SLOTS_H
 #define EMU_TIMING_SLOTS_H
@@ -75,6 +76,23 @@ typedef struct TmCollectorOps {
      * is skipped this cycle and the scan does not sleep). */
     int (*scan)(TmSm *sm, TmSubcore *sc, uint16_t slot);
 } TmCollectorOps;
+
+/* The L1 prefetch slot (l1.prefetch): one state per L1 (per SM). It sees every demand
+ * read access of global memory the LD/ST unit takes, as the coalescer split it, and
+ * names lines to prefetch through emit; the LD/ST unit looks them up with the lookup
+ * slots demand requests leave free (docs/timing.md, "L1 prefetching"). */
+typedef void (*TmPrefetchEmit)(void *ctx, uint64_t line);
+typedef struct TmPrefetchOps {
+    const char *name;
+    void *(*init)(const EmuConfig *cfg); /* NULL state: out of host memory */
+    void (*free)(void *state);
+    void (*observe)(void *state, const TmAccess *a, const TmReq *r, unsigned n,
+                    TmPrefetchEmit emit, void *ctx);
+} TmPrefetchOps;
+
+/* The L1 prefetcher named by cfg->l1_prefetch, or NULL (registry.def). */
+const TmPrefetchOps *tm_prefetch_find(const char *name);
+const TmPrefetchOps *tm_prefetch_entry(size_t i);
 
 /* The two slots of a launch's SMs, from the configuration (registry.def): 0, or -1 with
  * the reason in err. */

@@ -292,6 +292,8 @@ static void issue(TmSm *sm, TmSubcore *sc, uint16_t slot, const TmInsn *ti, int 
         g->status = s, g->fw = w->fw, g->fcta = &w->cta->c;
         return;
     }
+    for (uint32_t i = 0; i < st->nacc; i++) /* who made each access */
+        st->acc[i].warp = slot, st->acc[i].pc = st->pc;
     tm_sched_note(sc->sched, slot);
     if (sm->coll->warp_issued)
         sm->coll->warp_issued(sm, slot);

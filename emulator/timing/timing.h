@@ -41,8 +41,9 @@ typedef struct TmAccess {
     uint32_t mask;     /* lanes that access memory */
     uint64_t addr[32]; /* per lane: device address (global/const), byte offset in the
                         * CTA's shared window, or the thread's local offset */
-    uint32_t warp;     /* the warp's slot in its SM (0 when unknown): selects the warp's
-                        * private local-memory region (added by the memory side) */
+    uint32_t warp;     /* the warp's slot in its SM: selects the warp's private
+                        * local-memory region (added by the memory side) */
+    uint32_t pc;       /* the instruction that made it (who made a request: pc, SM, warp) */
 } TmAccess;
 
 /* A request between an SM's L1 and the memory system: one 128-byte line with the 32-byte
@@ -52,6 +53,8 @@ typedef struct TmReq {
     uint8_t sectors;   /* bit i: sector i (32 bytes) of the line */
     uint8_t kind;      /* TmKind */
     uint16_t sm;       /* requesting SM */
+    uint16_t warp;     /* requesting warp slot (TmAccess.warp) */
+    uint32_t pc;       /* requesting instruction (TmAccess.pc) */
     uint64_t tag;      /* requester's id, returned with the response */
     Cycle issued;      /* cycle the L1 sent it (latency statistics) */
 } TmReq;

@@ -129,6 +129,12 @@ typedef struct EmuLaunchStats {
  * XGPU_SET, XGPU_MODE, ...); a bad value fails with EMU_ERR_INVALID_CONFIG and a
  * message naming the key. */
 EmuStatus emu_create(EmuDevice **out, char *err, size_t errlen);
+/* A device configured by config (a preset name or file, as XGPU_CONFIG; NULL: none) and
+ * set ("key=value;...", as XGPU_SET; NULL: none) alone: the environment is not read, so
+ * one process can hold devices of different configurations. Devices share nothing: each
+ * has its own memory, modules, statistics and memory system. */
+EmuStatus emu_create_with(EmuDevice **out, const char *config, const char *set, char *err,
+                          size_t errlen);
 void emu_destroy(EmuDevice *d);
 const EmuProps *emu_props(const EmuDevice *d);
 

@@ -1,0 +1,103 @@
+/*
+ * 445-two-devices.c - one process, several devices (emu_create_with): devices of
+ * different configurations, created without the environment, run the same kernel with
+ * launches interleaved; each keeps its own memory, statistics and memory system, so each
+ * gives exactly what it gives alone, and an address of one is unknown to the other.
+ */
+#include "400-timing-util.h"
+
+/* out[i] = in[(i * 7) % 4096] * 3 + i */
+static const char *src =
+    ".kernel k\n.param 8\n"
+    "  s2r r0, %tid.x\n  s2r r1, %ctaid.x\n  s2r r2, %ntid.x\n  mul.u32 r3, r1, r2\n"
+    "  add.u32 r3, r3, r0\n  ld.param.u64 r40, [0]\n"
+    "  mul.u32 r4, r3, 7\n  and.u32 r4, r4, 4095\n  shl.u32 r4, r4, 2\n"
+    "  cvt.u64.u32 r6, r4\n  add.u64 r6, r6, r40\n  ld.global.u32 r8, [r6+8192]\n"
+    "  mul.u32 r8, r8, 3\n  add.u32 r8, r8, r3\n"
+    "  shl.u32 r15, r3, 2\n  cvt.u64.u32 r16, r15\n  add.u64 r16, r16, r40\n"
+    "  st.global.u32 [r16], r8\n  exit\n";
+
+#define NT 2048
+
+typedef struct Dev {
+    EmuDevice *d;
+    EmuModule *m;
+    uint64_t buf;
+    uint32_t out[NT];
+    uint64_t cycles[3];
+} Dev;
+
+static void dev_open(Dev *v, const char *config, const char *set)
+{
+    char err[256] = "";
+    memset(v, 0, sizeof *v);
+    cr_assert_eq(emu_create_with(&v->d, config, set, err, sizeof err), EMU_OK, "%s", err);
+    v->m = t_load(v->d, src);
+    static uint32_t in[NT + 4096];
+    for (uint32_t i = 0; i < NT + 4096; i++)
+        in[i] = i * 2654435761u >> 20;
+    cr_assert_eq(emu_malloc(v->d, sizeof in, &v->buf), EMU_OK);
+    cr_assert_eq(emu_copy_to_device(v->d, v->buf, in, sizeof in), EMU_OK);
+}
+
+static void dev_launch(Dev *v, int i)
+{
+    EmuLaunchStats st;
+    EmuFault f;
+    EmuStatus s = emu_launch(v->d, v->m, 0, DIM(NT / 256, 1, 1), DIM(256, 1, 1), 0, &v->buf,
+                             8, &st, &f);
+    cr_assert_eq(s, EMU_OK, "%s", f.message);
+    v->cycles[i] = st.cycles;
+    cr_assert_eq(emu_copy_from_device(v->d, v->out, v->buf, sizeof v->out), EMU_OK);
+}
+
+Test(two_devices, interleaved_launches_match_each_device_alone)
+{
+    setenv("XGPU_SET", "gpu.sm_count=not-a-number", 1); /* never read by emu_create_with */
+    static Dev a, b, alone_a, alone_b;
+    dev_open(&a, "rtx2060-s", "emu.mode=timing");
+    dev_open(&b, "gtx480", "emu.mode=timing;gpu.sm_count=3");
+    for (int i = 0; i < 3; i++) {
+        dev_launch(&a, i);
+        dev_launch(&b, i);
+    }
+    dev_open(&alone_a, "rtx2060-s", "emu.mode=timing");
+    for (int i = 0; i < 3; i++)
+        dev_launch(&alone_a, i);
+    dev_open(&alone_b, "gtx480", "emu.mode=timing;gpu.sm_count=3");
+    for (int i = 0; i < 3; i++)
+        dev_launch(&alone_b, i);
+    for (int i = 0; i < 3; i++) {
+        cr_expect_eq(a.cycles[i], alone_a.cycles[i], "launch %d on a", i);
+        cr_expect_eq(b.cycles[i], alone_b.cycles[i], "launch %d on b", i);
+    }
+    cr_expect_neq(a.cycles[0], b.cycles[0], "two configurations, one timing");
+    cr_expect_eq(memcmp(a.out, b.out, sizeof a.out), 0);
+    cr_expect_eq(emu_launch_count(a.d), 3);
+    cr_expect_eq(emu_props(b.d)->sm_count, 3);
+    cr_expect_eq(emu_props(a.d)->sm_count, 10);
+    uint32_t w;
+    /* both devices hand out the same first address, but the allocations are separate */
+    cr_expect_eq(a.buf, b.buf);
+    cr_assert_eq(emu_copy_to_device(a.d, a.buf, &(uint32_t){7}, 4), EMU_OK);
+    cr_assert_eq(emu_copy_from_device(b.d, &w, b.buf, 4), EMU_OK);
+    cr_expect_neq(w, 7, "a write to one device reached the other");
+    emu_destroy(a.d);
+    emu_destroy(b.d);
+    emu_destroy(alone_a.d);
+    emu_destroy(alone_b.d);
+    unsetenv("XGPU_SET");
+}
+
+Test(two_devices, bad_settings_name_the_key)
+{
+    EmuDevice *d = NULL;
+    char err[256] = "";
+    cr_expect_eq(emu_create_with(&d, NULL, "l1.ways=lots", err, sizeof err),
+                 EMU_ERR_INVALID_CONFIG);
+    cr_expect(strstr(err, "l1.ways"), "%s", err);
+    cr_expect_null(d);
+    cr_expect_eq(emu_create_with(&d, "no-such-preset", NULL, err, sizeof err),
+                 EMU_ERR_INVALID_CONFIG);
+    cr_expect(strstr(err, "no-such-preset"), "%s", err);
+}
