@@ -112,6 +112,7 @@ void emu_destroy(EmuDevice *d)
     free(d->mods);
     emu_mem_fini(&d->mem);
     uvm_fini(&d->uvm);
+    emu_hints_free(&d->hints);
     free(d->launches);
     free(d->printf_fifo.buf);
     free(d);

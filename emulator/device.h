@@ -13,6 +13,7 @@
 #include "config/config.h"
 #include "func/exec.h"
 #include "func/memory.h"
+#include "hints.h"
 #include "uvm.h"
 
 struct EmuModule {
@@ -28,6 +29,7 @@ struct EmuDevice {
     EmuProps props;
     EmuMem mem;
     EmuUvm uvm;            /* managed pages (uvm.c) */
+    EmuHintTable hints;    /* atoms and descriptors for the launches (hints.c) */
     EmuModule **mods;
     size_t nmods;
     EmuLaunchStats *launches;

@@ -50,6 +50,7 @@ static void clone_free(XGpubin *g)
     free(g->files);
     free(g->lines);
     free((uint8_t *)g->reuse);
+    free(g->phases);
     free(g);
 }
 
@@ -91,6 +92,11 @@ static int clone_tables(XGpubin *g, const XGpubin *s)
         bad = 1; /* the Memento reuse bits (the timing model's collectors) */
     g->reuse_rthld = s->reuse_rthld;
     g->reuse_source = s->reuse_source;
+    /* the phase specifiers (the timing model's resource manager) */
+    if (s->nphases && !(g->phases = dup_mem(s->phases, (size_t)s->nphases * sizeof *s->phases)))
+        bad = 1;
+    g->nphases = g->phases ? s->nphases : 0;
+    g->phase_delta = s->phase_delta, g->phase_gap = s->phase_gap;
     return bad ? -1 : 0;
 }
 

@@ -162,6 +162,35 @@ static cudaError_t rt_run(RtContext *c, EmuDevice *dev, RtFatbin *fb, RtFunc *fn
     return e;
 }
 
+/* Hands the device what the runtime holds for this launch of stub: the atoms' ranges and
+ * status (xmem.c) and the Locality Descriptors in force for the kernel (ldesc.c), so
+ * that the timing model's requests carry them. Out of host memory, the launch runs
+ * without them. */
+static void rt_hints(RtContext *c, EmuDevice *dev, const void *stub)
+{
+    const RtXmem *x = &c->xmem;
+    const RtLDescLaunch *k = NULL;
+    for (size_t i = 0; i < c->ld.nkernels; i++)
+        if (c->ld.kernels[i].stub == stub && c->ld.kernels[i].launch == c->ld.launches)
+            k = &c->ld.kernels[i];
+    EmuHints h = {.natoms = x->nranges, .ndescs = k ? k->n : 0};
+    EmuAtomRange *a = h.natoms ? malloc(h.natoms * sizeof *a) : NULL;
+    EmuDescRange *dr = h.ndescs ? malloc(h.ndescs * sizeof *dr) : NULL;
+    if ((h.natoms && !a) || (h.ndescs && !dr)) {
+        h.natoms = h.ndescs = 0;
+    } else {
+        for (size_t i = 0; i < h.natoms; i++)
+            a[i] = (EmuAtomRange){x->ranges[i].lo, x->ranges[i].hi, x->ranges[i].atom};
+        for (size_t i = 0; i < h.ndescs; i++)
+            dr[i] = (EmuDescRange){k->v[i].base, k->v[i].bytes, (uint32_t)k->v[i].site};
+    }
+    h.atoms = a, h.descs = dr;
+    memcpy(h.active, x->ast, sizeof h.active);
+    emu_set_hints(dev, &h);
+    free(a);
+    free(dr);
+}
+
 /* A launch of the kernel behind host stub func (the caller holds the lock). *fn is the
  * kernel when it was found. */
 static cudaError_t rt_launch(RtContext *c, const void *func, dim3 grid, dim3 block, void **args,
@@ -173,8 +202,10 @@ static cudaError_t rt_launch(RtContext *c, const void *func, dim3 grid, dim3 blo
         e = cudaErrorInvalidResourceHandle;
     if (e == cudaSuccess)
         e = rt_kernel_of(c, func, fb, fn);
-    if (e == cudaSuccess)
+    if (e == cudaSuccess) {
         rt_ldesc_launch(c, func);
+        rt_hints(c, dev, func);
+    }
     if (e == cudaSuccess)
         e = rt_run(c, dev, *fb, *fn, grid, block, args, shared);
     return e;

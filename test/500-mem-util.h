@@ -107,6 +107,15 @@ static inline void t_drain(TMem *t)
     cr_assert_fail("memory system never drained");
 }
 
+/* A cold read miss of n sectors on an idle system with equal clocks (T_SAME_CLOCKS):
+ *   icnt + l2 + tRCD + tCL + n*burst + dram.latency + icnt + (n - 1)   (empty DRAM bank)
+ * and without the tRCD when the DRAM row is already open. */
+static inline Cycle t_miss_latency(const EmuConfig *c, unsigned n, int row_open)
+{
+    return 2 * c->icnt_latency + c->l2_latency + (row_open ? 0 : c->dram_trcd) + c->dram_tcl +
+           n * c->dram_burst_cycles + c->dram_latency + (n - 1);
+}
+
 /* A warp access: lane l at base + l * stride (all lanes active). */
 static inline TmAccess t_acc(TmSpace space, TmKind kind, unsigned size, uint64_t base,
                              uint64_t stride)

@@ -11,12 +11,6 @@
 
 #define CFG T_SAME_CLOCKS
 
-static Cycle miss_latency(const EmuConfig *c, unsigned n, int row_open)
-{
-    return 2 * c->icnt_latency + c->l2_latency + (row_open ? 0 : c->dram_trcd) + c->dram_tcl +
-           n * c->dram_burst_cycles + c->dram_latency + (n - 1);
-}
-
 static TmAccess line_read(uint64_t line)
 {
     return t_acc(TM_GLOBAL, TM_READ, 4, line, 4);
@@ -27,8 +21,8 @@ Test(l1, cold_miss_then_hit_at_exact_latency)
     TMem t;
     t_mem_open(&t, CFG);
     TmAccess a = line_read(0x10000);
-    cr_expect_eq(t_latency(&t, 0, &a, 1), miss_latency(&t.cfg, 4, 0));
-    cr_expect_eq(miss_latency(&t.cfg, 4, 0), 339); /* the defaults, spelled out */
+    cr_expect_eq(t_latency(&t, 0, &a, 1), t_miss_latency(&t.cfg, 4, 0));
+    cr_expect_eq(t_miss_latency(&t.cfg, 4, 0), 339); /* the defaults, spelled out */
     t.now += 5;
     Cycle start = t.now;
     t_issue(&t, 0, &a, 2);
@@ -55,7 +49,7 @@ Test(l1, second_miss_to_a_line_merges_into_the_mshr)
     uint64_t tag;
     cr_assert_eq(ldst_done(t.u[0], &tag, t.now), 1, "the merged access completes with the fill");
     cr_expect_eq(tag, 2);
-    cr_expect_eq(d1, miss_latency(&t.cfg, 4, 0));
+    cr_expect_eq(d1, t_miss_latency(&t.cfg, 4, 0));
     cr_expect_eq(t.ctr.l1_misses, 1);
     cr_expect_eq(t.ctr.l1_mshr_merges, 1);
     cr_expect_eq(t.ctr.l2_misses + t.ctr.l2_hits + t.ctr.l2_mshr_merges, 1);
@@ -71,7 +65,7 @@ Test(l1, full_mshr_table_stalls_issue_until_a_fill)
     t.now = 1;
     t_issue(&t, 0, &b, 2); /* accepted: queued behind the full MSHR table */
     cr_expect_eq(t.ctr.l1_mshr_stalls, 1);
-    Cycle fill = miss_latency(&t.cfg, 4, 0);
+    Cycle fill = t_miss_latency(&t.cfg, 4, 0);
     uint64_t tag;
     for (t.now = 1; t.now < fill; t.now++) {
         t_mem_tick(&t);
@@ -95,11 +89,11 @@ Test(l1, sector_miss_fetches_only_missing_sectors)
     TMem t;
     t_mem_open(&t, CFG);
     TmAccess one = t_acc(TM_GLOBAL, TM_READ, 1, 0x40000, 1); /* bytes 0..31: sector 0 */
-    cr_expect_eq(t_latency(&t, 0, &one, 1), miss_latency(&t.cfg, 1, 0));
+    cr_expect_eq(t_latency(&t, 0, &one, 1), t_miss_latency(&t.cfg, 1, 0));
     cr_expect_eq(t.ctr.icnt_resp_flits, 1);
     TmAccess all = line_read(0x40000);
     /* sectors 1-3 miss in L1 and L2; the DRAM row is still open */
-    cr_expect_eq(t_latency(&t, 0, &all, 2), miss_latency(&t.cfg, 3, 1));
+    cr_expect_eq(t_latency(&t, 0, &all, 2), t_miss_latency(&t.cfg, 3, 1));
     cr_expect_eq(t.ctr.icnt_resp_flits, 1 + 3);
     cr_expect_eq(t.ctr.l1_sector_misses, 1);
     cr_expect_eq(t.ctr.l1_misses, 2);

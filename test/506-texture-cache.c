@@ -9,12 +9,6 @@
 
 #define CFG T_SAME_CLOCKS
 
-static Cycle miss_latency(const EmuConfig *c, unsigned n, int row_open)
-{
-    return 2 * c->icnt_latency + c->l2_latency + (row_open ? 0 : c->dram_trcd) + c->dram_tcl +
-           n * c->dram_burst_cycles + c->dram_latency + (n - 1);
-}
-
 static TmAccess texel_line(uint64_t line)
 {
     return t_acc(TM_TEX, TM_READ, 4, line, 4);
@@ -25,7 +19,7 @@ Test(tex, miss_then_hit_at_the_texture_hit_latency)
     TMem t;
     t_mem_open(&t, CFG ";tex.hit_latency=33");
     TmAccess a = texel_line(0x10000);
-    cr_expect_eq(t_latency(&t, 0, &a, 1), miss_latency(&t.cfg, 4, 0));
+    cr_expect_eq(t_latency(&t, 0, &a, 1), t_miss_latency(&t.cfg, 4, 0));
     cr_expect_eq(t_latency(&t, 0, &a, 2), 33);
     cr_expect_eq(t.ctr.tex_accesses, 2);
     cr_expect_eq(t.ctr.ldst_accesses, 2);

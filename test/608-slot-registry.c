@@ -1,6 +1,6 @@
 /*
  * 608-slot-registry: the policy slots' registries (emulator/mech/registry.def: issue
- * order, collector, L1 prefetch) agree with the configuration: every entry's name is a valid value of its key (the key's list of
+ * order, collector, L1 prefetch, request observer) agree with the configuration: every entry's name is a valid value of its key (the key's list of
  * choices is generated from the registry, so the two cannot drift), its ops carry the
  * same name and the hooks the core calls unconditionally, and every choice of the keys
  * resolves to a pair of slots or to an error that names the key.
@@ -82,6 +82,19 @@ Test(slots, prefetch_registry_matches_l1_prefetch)
     char def[32] = ""; /* the default, as config.def quotes it */
     sscanf(k->def, "\"%31[^\"]", def);
     cr_expect(is_choice(k->unit, def), "default %s", k->def);
+}
+
+Test(slots, observer_registry_matches_mem_observer)
+{
+    const EmuCfgKey *k = key("mem.observer");
+    size_t i = 0;
+    for (const TmObserverOps *o; (o = tm_observer_entry(i)); i++) {
+        cr_expect(is_choice(k->unit, o->name), "%s not a choice of mem.observer", o->name);
+        cr_expect_eq(tm_observer_find(o->name), o);
+        cr_expect(!o->request || (o->launch.begin && o->launch.end && o->report),
+                  "%s: observes without state or report", o->name);
+    }
+    cr_expect_eq(i, count_choices(k->unit));
 }
 
 Test(slots, every_pair_resolves_or_names_the_key)

@@ -448,9 +448,11 @@ EmuStatus emu_launch(EmuDevice *d, EmuModule *m, int kernel, EmuDim3 grid, EmuDi
     x.reuse = emu_reuse_begin(d, m, kernel, grid, x.nwarps);
     double t0 = now_seconds();
     TmCounters ctr;
+    TmReport rep = {0};
+    memset(&ctr, 0, sizeof ctr); /* a launch refused before it ran records zeros */
     s = param_copy(&x, k, params);
     if (!s && timing) {
-        s = tm_launch(d, m, kernel, &x, fault, &st.cycles, &ctr);
+        s = tm_launch(d, m, kernel, &x, fault, &st.cycles, &ctr, &rep);
     } else if (!s) {
         if (x.progress)
             emu_progress_begin(d, k->name, 0);
@@ -473,7 +475,8 @@ EmuStatus emu_launch(EmuDevice *d, EmuModule *m, int kernel, EmuDim3 grid, EmuDi
     st.status = s;
     emu_stats_record(d, &st);
     if (d->cfg.emu_mode == EMU_MODE_TIMING)
-        tm_record(d, d->nlaunches - 1, &ctr);
+        tm_record(d, d->nlaunches - 1, &ctr, &rep);
+    tm_report_free(&rep);
     if (stats)
         *stats = st;
     return s;

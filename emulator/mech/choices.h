@@ -8,33 +8,51 @@
 #define ISSUE(name, ops) "|" name
 #define COLLECTOR(name, ops)
 #define PREFETCH(name, ops)
+#define OBSERVER(name, ops)
 static const char emu_issue_choices[] =
 #include "mech/registry.def"
     ;
 #undef ISSUE
 #undef COLLECTOR
 #undef PREFETCH
+#undef OBSERVER
 #define ISSUE(name, ops)
 #define COLLECTOR(name, ops) "|" name
 #define PREFETCH(name, ops)
+#define OBSERVER(name, ops)
 static const char emu_collector_choices[] =
 #include "mech/registry.def"
     ;
 #undef ISSUE
 #undef COLLECTOR
 #undef PREFETCH
+#undef OBSERVER
 #define ISSUE(name, ops)
 #define COLLECTOR(name, ops)
 #define PREFETCH(name, ops) "|" name
+#define OBSERVER(name, ops)
 static const char emu_prefetch_choices[] =
 #include "mech/registry.def"
     ;
 #undef ISSUE
 #undef COLLECTOR
 #undef PREFETCH
+#undef OBSERVER
+#define ISSUE(name, ops)
+#define COLLECTOR(name, ops)
+#define PREFETCH(name, ops)
+#define OBSERVER(name, ops) "|" name
+static const char emu_observer_choices[] =
+#include "mech/registry.def"
+    ;
+#undef ISSUE
+#undef COLLECTOR
+#undef PREFETCH
+#undef OBSERVER
 
 #define EMU_ISSUE_CHOICES (emu_issue_choices + 1)
 #define EMU_COLLECTOR_CHOICES (emu_collector_choices + 1)
 #define EMU_PREFETCH_CHOICES (emu_prefetch_choices + 1)
+#define EMU_OBSERVER_CHOICES (emu_observer_choices + 1)
 
 #endif

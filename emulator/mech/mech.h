@@ -10,9 +10,11 @@
 #define ISSUE(name, ops) extern const TmSchedOps ops;
 #define COLLECTOR(name, ops) extern const TmCollectorOps ops;
 #define PREFETCH(name, ops) extern const TmPrefetchOps ops;
+#define OBSERVER(name, ops) extern const TmObserverOps ops;
 #include "mech/registry.def"
 #undef ISSUE
 #undef COLLECTOR
 #undef PREFETCH
+#undef OBSERVER
 
 #endif

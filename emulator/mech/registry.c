@@ -29,20 +29,24 @@ static const IssueEntry issue_registry[] = {
 #define ISSUE(name, ops) {name, &ops},
 #define COLLECTOR(name, ops)
 #define PREFETCH(name, ops)
+#define OBSERVER(name, ops)
 #include "mech/registry.def"
 #undef ISSUE
 #undef COLLECTOR
 #undef PREFETCH
+#undef OBSERVER
 };
 
 static const CollectorEntry collector_registry[] = {
 #define ISSUE(name, ops)
 #define COLLECTOR(name, ops) {name, &ops},
 #define PREFETCH(name, ops)
+#define OBSERVER(name, ops)
 #include "mech/registry.def"
 #undef ISSUE
 #undef COLLECTOR
 #undef PREFETCH
+#undef OBSERVER
 };
 
 typedef struct PrefetchEntry {
@@ -54,15 +58,51 @@ static const PrefetchEntry prefetch_registry[] = {
 #define ISSUE(name, ops)
 #define COLLECTOR(name, ops)
 #define PREFETCH(name, ops) {name, &ops},
+#define OBSERVER(name, ops)
 #include "mech/registry.def"
 #undef ISSUE
 #undef COLLECTOR
 #undef PREFETCH
+#undef OBSERVER
+};
+
+typedef struct ObserverEntry {
+    const char *name;
+    const TmObserverOps *ops;
+} ObserverEntry;
+
+static const ObserverEntry observer_registry[] = {
+#define ISSUE(name, ops)
+#define COLLECTOR(name, ops)
+#define PREFETCH(name, ops)
+#define OBSERVER(name, ops) {name, &ops},
+#include "mech/registry.def"
+#undef ISSUE
+#undef COLLECTOR
+#undef PREFETCH
+#undef OBSERVER
 };
 
 #define NISSUE (sizeof issue_registry / sizeof issue_registry[0])
 #define NCOLLECTOR (sizeof collector_registry / sizeof collector_registry[0])
 #define NPREFETCH (sizeof prefetch_registry / sizeof prefetch_registry[0])
+#define NOBSERVER (sizeof observer_registry / sizeof observer_registry[0])
+
+/* Nothing observed. */
+const TmObserverOps tm_obs_none = {.name = "none"};
+
+const TmObserverOps *tm_observer_find(const char *name)
+{
+    for (size_t i = 0; i < NOBSERVER; i++)
+        if (strcmp(observer_registry[i].name, name) == 0)
+            return observer_registry[i].ops;
+    return NULL;
+}
+
+const TmObserverOps *tm_observer_entry(size_t i)
+{
+    return i < NOBSERVER ? observer_registry[i].ops : NULL;
+}
 
 /* No prefetching: the L1 fetches what demand requests miss, nothing more. */
 const TmPrefetchOps tm_pf_none = {.name = "none"};

@@ -158,6 +158,22 @@ static json_object *intervals_json(const EmuDevice *d, size_t i)
     return a;
 }
 
+/* Adds report r's figures to object o (summing figures of the same name). */
+static void report_add(json_object *o, const TmReport *r)
+{
+    for (size_t k = 0; r && k < r->n; k++) {
+        json_object *v;
+        uint64_t have =
+            json_object_object_get_ex(o, r->name[k], &v) ? json_object_get_uint64(v) : 0;
+        json_object_object_add(o, r->name[k], json_object_new_uint64(have + r->value[k]));
+    }
+}
+
+static const TmReport *launch_report(const EmuDevice *d, size_t i)
+{
+    return emu_launch_report ? emu_launch_report(d, i) : NULL;
+}
+
 static json_object *launch_json(const EmuDevice *d, size_t i)
 {
     const EmuLaunchStats *s = &d->launches[i];
@@ -180,6 +196,11 @@ static json_object *launch_json(const EmuDevice *d, size_t i)
     json_object_object_add(o, "cycles", json_object_new_uint64(s->cycles));
     json_object_object_add(o, "ipc", ipc_json(&v));
     json_object_object_add(o, "timing", emu_stats_timing_json(&v));
+    if (launch_report(d, i)) { /* the request observer's figures (mem.observer) */
+        json_object *ob = json_object_new_object();
+        report_add(ob, launch_report(d, i));
+        json_object_object_add(o, "observed", ob);
+    }
     if (d->cfg.emu_interval_cycles)
         json_object_object_add(o, "intervals", intervals_json(d, i));
     return o;
@@ -198,9 +219,11 @@ int emu_write_stats_json(const EmuDevice *d, FILE *f)
     view_init(d, &sum);
     sum.ctr = ctr;
     double secs = 0;
+    json_object *observed = json_object_new_object();
     for (size_t i = 0; i < d->nlaunches; i++) {
         const EmuLaunchStats *s = &d->launches[i];
         json_object_array_add(launches, launch_json(d, i));
+        report_add(observed, launch_report(d, i));
         view_add(d, i, &sum, ctr);
         winsns += s->warp_instructions;
         tinsns += s->thread_instructions;
@@ -222,6 +245,10 @@ int emu_write_stats_json(const EmuDevice *d, FILE *f)
     json_object_object_add(totals, "cycles", json_object_new_uint64(sum.cycles));
     json_object_object_add(totals, "ipc", ipc_json(&sum));
     json_object_object_add(totals, "timing", emu_stats_timing_json(&sum));
+    if (json_object_object_length(observed))
+        json_object_object_add(totals, "observed", observed);
+    else
+        json_object_put(observed);
     json_object_object_add(root, "device", json_object_new_string(d->props.name));
     json_object_object_add(root, "config", config_json(&d->cfg));
     json_object_object_add(root, "launches", launches);

@@ -55,6 +55,7 @@ void emu_series_free(EmuDevice *d);
 /* The timing core's per-launch counter difference (NULL: none, e.g. functional mode).
  * Defined by the core (timing/); weak here so the printers build and run before it is. */
 const TmCounters *emu_launch_counters(const EmuDevice *d, size_t i) __attribute__((weak));
+const TmReport *emu_launch_report(const EmuDevice *d, size_t i) __attribute__((weak));
 
 /* stats.c: the counter view of launch i, and the summary at emu_destroy. */
 void emu_stats_view(const EmuDevice *d, size_t i, EmuStatView *v);

@@ -97,6 +97,7 @@ unsigned coal_split(const TmAccess *a, unsigned sm, unsigned line, unsigned sect
         out[i].sm = (uint16_t)sm;
         out[i].warp = (uint16_t)a->warp;
         out[i].pc = a->pc;
+        out[i].atom = TM_NO_ATOM; /* the LD/ST unit looks the hints up */
     }
     return o.n;
 }

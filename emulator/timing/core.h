@@ -46,6 +46,8 @@ typedef struct TmInsn {
     uint16_t src_near;      /* bit i: src[i]'s next reuse is near (the compiler's reuse
                              * hints, .xgpu.reuse; docs/hints.md) */
     uint8_t dst_near;       /* bit i: dst[i]'s next reuse is near */
+    const XPhase *phase;    /* the phase specifier that starts here (.xgpu.phases), or NULL:
+                             * where a resource manager re-sizes what a warp holds */
 } TmInsn;
 
 /* Issue-stall causes, best (closest to issuing) last. */

@@ -169,10 +169,20 @@ static EmuStatus gpu_setup(TmGpu *g, const EmuModule *m, int kernel, char *err, 
         insn_info(c, &m->bin->text[at], reuse, &g->info[pc]);
     }
     g->code = &m->bin->text[k->code_start];
+    for (uint32_t i = 0; i < m->bin->nphases; i++) { /* the compiler's phase specifiers */
+        const XPhase *p = &m->bin->phases[i];
+        if (p->kernel == (uint32_t)kernel && p->pc < g->kc->count)
+            g->info[p->pc].phase = p;
+    }
     if (tm_slots_resolve(c, &g->issue, &g->coll, err, n))
         return EMU_ERR_INVALID_CONFIG;
+    if (!(g->obs = tm_observer_find(c->mem_observer))) {
+        snprintf(err, n, "mem.observer: unknown observer '%s'", c->mem_observer);
+        return EMU_ERR_INVALID_CONFIG;
+    }
     g->mech[TM_SLOT_ISSUE].hooks = &g->issue->launch;
     g->mech[TM_SLOT_COLLECTOR].hooks = &g->coll->launch;
+    g->mech[TM_SLOT_OBSERVER].hooks = &g->obs->launch;
     for (unsigned i = 0; i < TM_NSLOTS; i++) {
         const TmLaunchHooks *h = g->mech[i].hooks;
         if (h->begin && h->begin(g, &g->mech[i].state, err, n))
@@ -374,8 +384,33 @@ static EmuStatus gpu_run(TmGpu *g, EmuFault *fault)
     }
 }
 
+/* TmReportEmit: appends a figure to the launch's report. */
+static void report_emit(void *ctx, const char *name, uint64_t value)
+{
+    TmReport *r = ctx;
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? 2 * r->cap : 16;
+        char (*nm)[64] = realloc(r->name, cap * sizeof *nm);
+        if (nm)
+            r->name = nm;
+        uint64_t *v = nm ? realloc(r->value, cap * sizeof *v) : NULL;
+        if (!v)
+            return; /* out of host memory: the figure is lost, not the launch */
+        r->value = v, r->cap = cap;
+    }
+    snprintf(r->name[r->n], sizeof r->name[r->n], "%s", name);
+    r->value[r->n++] = value;
+}
+
+void tm_report_free(TmReport *r)
+{
+    free(r->name);
+    free(r->value);
+    *r = (TmReport){0};
+}
+
 EmuStatus tm_launch(EmuDevice *d, EmuModule *m, int kernel, EmuExec *x, EmuFault *fault,
-                    uint64_t *cycles, TmCounters *ctr)
+                    uint64_t *cycles, TmCounters *ctr, TmReport *rep)
 {
     TmGpu *g = calloc(1, sizeof *g);
     if (!g)
@@ -399,6 +434,8 @@ EmuStatus tm_launch(EmuDevice *d, EmuModule *m, int kernel, EmuExec *x, EmuFault
     }
     *cycles = g->now + 1;
     *ctr = g->ctr;
+    if (g->obs && g->obs->report && g->mech[TM_SLOT_OBSERVER].state && rep)
+        g->obs->report(g, g->mech[TM_SLOT_OBSERVER].state, report_emit, rep);
     x->now = NULL;
     gpu_free(g);
     free(g);
@@ -409,10 +446,11 @@ EmuStatus tm_launch(EmuDevice *d, EmuModule *m, int kernel, EmuExec *x, EmuFault
 
 typedef struct TmLog {
     TmCounters **ctr; /* per launch; NULL: functional */
+    TmReport *rep;    /* per launch: the observer's figures */
     size_t n, cap;
 } TmLog;
 
-void tm_record(EmuDevice *d, size_t i, const TmCounters *ctr)
+void tm_record(EmuDevice *d, size_t i, const TmCounters *ctr, TmReport *rep)
 {
     TmLog *log = d->tm_log;
     if (!log && !(log = d->tm_log = calloc(1, sizeof *log)))
@@ -420,15 +458,30 @@ void tm_record(EmuDevice *d, size_t i, const TmCounters *ctr)
     if (i >= log->cap) {
         size_t cap = i + 1 > 2 * log->cap ? i + 1 : 2 * log->cap;
         TmCounters **p = realloc(log->ctr, cap * sizeof *p);
-        if (!p)
+        if (p)
+            log->ctr = p;
+        TmReport *r = p ? realloc(log->rep, cap * sizeof *r) : NULL;
+        if (!r)
             return;
         memset(p + log->cap, 0, (cap - log->cap) * sizeof *p);
-        log->ctr = p, log->cap = cap;
+        memset(r + log->cap, 0, (cap - log->cap) * sizeof *r);
+        log->rep = r, log->cap = cap;
+    }
+    if (rep) { /* taken over */
+        tm_report_free(&log->rep[i]);
+        log->rep[i] = *rep;
+        *rep = (TmReport){0};
     }
     if (!log->ctr[i] && !(log->ctr[i] = malloc(sizeof *ctr)))
         return;
     *log->ctr[i] = *ctr;
     log->n = i + 1 > log->n ? i + 1 : log->n;
+}
+
+const TmReport *emu_launch_report(const EmuDevice *d, size_t i)
+{
+    const TmLog *log = d ? d->tm_log : NULL;
+    return log && i < log->n && log->rep[i].n ? &log->rep[i] : NULL;
 }
 
 const TmCounters *emu_launch_counters(const EmuDevice *d, size_t i)
@@ -444,9 +497,12 @@ void tm_device_free(EmuDevice *d)
     TmLog *log = d->tm_log;
     if (!log)
         return;
-    for (size_t i = 0; i < log->n; i++)
+    for (size_t i = 0; i < log->n; i++) {
         free(log->ctr[i]);
+        tm_report_free(&log->rep[i]);
+    }
     free(log->ctr);
+    free(log->rep);
     free(log);
     d->tm_log = NULL;
 }

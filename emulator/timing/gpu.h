@@ -33,6 +33,7 @@ struct TmGpu {
     /* the policy slots (slots.h): what the SMs run, and each slot's launch state */
     const struct TmSchedOps *issue;
     const TmCollectorOps *coll;
+    const TmObserverOps *obs;
     TmMech mech[TM_NSLOTS];
     /* what one CTA needs */
     uint32_t cta_regs, cta_threads, cta_warps;
@@ -43,12 +44,18 @@ struct TmGpu {
     EmuCta *fcta;
 };
 
+void tm_report_free(TmReport *r);
+
 /* Runs the launch x describes (kernel `kernel` of m) in timing mode. Fills *fault on a
- * guest fault, *cycles and *ctr (this launch's counters) in any case. */
+ * guest fault, *cycles, *ctr (this launch's counters) and *rep (what the observer
+ * reported; empty without one) in any case. */
 EmuStatus tm_launch(EmuDevice *d, EmuModule *m, int kernel, EmuExec *x, EmuFault *fault,
-                    uint64_t *cycles, TmCounters *ctr);
-/* Keeps ctr as the counters of launch i (after emu_stats_record). */
-void tm_record(EmuDevice *d, size_t i, const TmCounters *ctr);
+                    uint64_t *cycles, TmCounters *ctr, TmReport *rep);
+/* Keeps ctr as the counters of launch i (after emu_stats_record) and takes rep over. */
+void tm_record(EmuDevice *d, size_t i, const TmCounters *ctr, TmReport *rep);
+/* Launch i's observer report, or NULL (declared for the printers in stats/stats.h as
+ * well). */
+const TmReport *emu_launch_report(const EmuDevice *d, size_t i);
 /* Frees what tm_record kept (emu_destroy). */
 void tm_device_free(EmuDevice *d);
 /* The counters of launch i, or NULL (functional launch). Declared for the printers in

@@ -89,7 +89,8 @@ static L1Result l1_read(L1 *l, const TmReq *r, Cycle now, int first, Cycle *read
     }
     if (p.out == CACHE_MISS) {
         TmReq miss = {.line = r->line, .sectors = p.fetch, .kind = TM_READ,
-                      .sm = (uint16_t)l->sm, .tag = l->miss_tag, .issued = now};
+                      .sm = (uint16_t)l->sm, .warp = r->warp, .pc = r->pc, .atom = r->atom,
+                      .desc = r->desc, .tag = l->miss_tag, .issued = now};
         if (memsys_send(l->mem, &miss, now) < 0)
             return L1_BLOCKED;
         ++*l->n.misses;
@@ -113,8 +114,8 @@ static L1Result l1_read(L1 *l, const TmReq *r, Cycle now, int first, Cycle *read
 L1Prefetch l1_prefetch(L1 *l, uint64_t line, Cycle now)
 {
     TmReq r = {.line = line, .sectors = (uint8_t)((1u << l->c.nsectors) - 1),
-               .kind = TM_READ, .sm = (uint16_t)l->sm, .tag = L1_PREFETCH_TAG,
-               .issued = now};
+               .kind = TM_READ, .sm = (uint16_t)l->sm, .atom = TM_NO_ATOM,
+               .tag = L1_PREFETCH_TAG, .issued = now};
     CachePlan p;
     cache_plan(&l->c, &r, &p);
     if (p.out == CACHE_STALL)
@@ -122,7 +123,7 @@ L1Prefetch l1_prefetch(L1 *l, uint64_t line, Cycle now)
     if (p.out != CACHE_MISS)
         return L1_PF_REDUNDANT;
     TmReq miss = {.line = line, .sectors = p.fetch, .kind = TM_READ, .sm = (uint16_t)l->sm,
-                  .tag = l->miss_tag, .issued = now};
+                  .atom = TM_NO_ATOM, .tag = l->miss_tag, .issued = now};
     if (memsys_send(l->mem, &miss, now) < 0)
         return L1_PF_BLOCKED;
     cache_apply(&l->c, &r, &p);

@@ -33,6 +33,7 @@
 #include "timing/coalescer.h"
 #include "timing/heap.h"
 #include "timing/l1.h"
+#include "hints.h"
 #include "timing/slots.h"
 #include "timing/smem.h"
 #include "uvm.h"
@@ -65,6 +66,9 @@ struct LdSt {
     Cycle smem_free;        /* first cycle the shared-memory banks take a new access */
     TmReq *fillbuf;         /* [l1.mshr_merge] requests one fill completes */
     EmuUvm *uvm;            /* managed pages (NULL: none to migrate) */
+    const EmuHintTable *hints; /* atoms and descriptors (NULL: none) */
+    const TmObserverOps *obs;  /* mem.observer (NULL: none) */
+    void *obs_state;
     const TmPrefetchOps *pf; /* l1.prefetch */
     void *pf_state;
     uint64_t *pfq;          /* [pfq_cap] lines to prefetch, a ring */
@@ -186,6 +190,26 @@ static void acc_resolve(LdSt *u, unsigned slot, Cycle at)
         acc_complete(u, a);
 }
 
+void ldst_observe(LdSt *u, const EmuHintTable *hints, const TmObserverOps *obs, void *state)
+{
+    u->hints = emu_hints_any(hints) ? hints : NULL;
+    u->obs = obs && obs->request ? obs : NULL;
+    u->obs_state = state;
+}
+
+/* Tags the queued requests of access a with the hints and shows them to the observer. */
+static void ldst_hints(LdSt *u, const TmAccess *a)
+{
+    if (u->hints && a->space != TM_LOCAL && a->space != TM_PARAM)
+        for (unsigned i = 0; i < u->qlen; i++) {
+            u->queue[i].atom = emu_hint_atom(u->hints, u->queue[i].line);
+            u->queue[i].desc = emu_hint_desc(u->hints, u->queue[i].line);
+        }
+    if (u->obs)
+        for (unsigned i = 0; i < u->qlen; i++)
+            u->obs->request(u->obs_state, &u->queue[i]);
+}
+
 /* The prefetcher names a line (TmPrefetchEmit). */
 static void pf_emit(void *ctx, uint64_t line)
 {
@@ -275,6 +299,8 @@ int ldst_issue(LdSt *u, const TmAccess *a, uint64_t tag, Cycle now)
         acc_complete(u, &u->acc[slot]);
     u->ctr->ldst_accesses++;
     u->ctr->tex_accesses += a->space == TM_TEX;
+    if (u->hints || u->obs)
+        ldst_hints(u, a);
     if (u->pf->observe && a->kind == TM_READ && a->space == TM_GLOBAL)
         u->pf->observe(u->pf_state, a, u->queue, u->qlen, pf_emit, u);
     u->ctr->coal_requests += u->qlen;

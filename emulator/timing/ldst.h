@@ -19,6 +19,12 @@ void ldst_free(LdSt *u);
 /* Connects the unit to the memory system and to the device's managed pages (uvm.h;
  * NULL: no migration cost). */
 void ldst_connect(LdSt *u, MemSys *m, struct EmuUvm *uvm);
+/* Gives the unit the device's hints (each request is tagged with its atom and descriptor;
+ * NULL: none) and the launch's request observer (slots.h; NULL: none). */
+struct EmuHintTable;
+struct TmObserverOps;
+void ldst_observe(LdSt *u, const struct EmuHintTable *hints, const struct TmObserverOps *obs,
+                  void *state);
 /* Accepts a warp-level access at cycle now, or returns -1 when the unit cannot take it
  * this cycle (the issue stage stalls and retries). */
 int ldst_issue(LdSt *u, const TmAccess *a, uint64_t tag, Cycle now);

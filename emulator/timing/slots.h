@@ -16,7 +16,9 @@
  *   collector  rf.collector (or the collector an issue policy brings): how an
  *              instruction gets a collector and its source operands, and what happens
  *              to results at write-back;
- *   l1 prefetch  l1.prefetch: which lines the L1 fetches before a demand asks for them.
+ *   l1 prefetch  l1.prefetch: which lines the L1 fetches before a demand asks for them;
+ *   observer   mem.observer: sees every line request (with its hints) and reports named
+ *              figures at the launch's end.
  */
 #ifndef EMU_TIMING_SLOTS_H
 #define EMU_TIMING_SLOTS_H
@@ -41,7 +43,7 @@ typedef struct TmMech {
     void *state;
 } TmMech;
 
-enum { TM_SLOT_ISSUE, TM_SLOT_COLLECTOR, TM_NSLOTS };
+enum { TM_SLOT_ISSUE, TM_SLOT_COLLECTOR, TM_SLOT_OBSERVER, TM_NSLOTS };
 
 /* The collector for warp slot's next instruction: its index in the sub-core, or one of
  * these (*why, a TmPickStall, says why none was given). */
@@ -89,6 +91,21 @@ typedef struct TmPrefetchOps {
     void (*observe)(void *state, const TmAccess *a, const TmReq *r, unsigned n,
                     TmPrefetchEmit emit, void *ctx);
 } TmPrefetchOps;
+
+/* The request observer slot (mem.observer): one state per launch (its launch.begin,
+ * TmGpu.mech[TM_SLOT_OBSERVER]); request sees every line request an LD/ST unit makes,
+ * after the hint lookup (TmReq.atom, .desc); report names what it counted when the launch
+ * ends (emit: a figure of the launch's statistics, "observed" in the JSON). */
+typedef void (*TmReportEmit)(void *ctx, const char *name, uint64_t value);
+typedef struct TmObserverOps {
+    const char *name;
+    TmLaunchHooks launch;
+    void (*request)(void *state, const TmReq *r);
+    void (*report)(const TmGpu *g, void *state, TmReportEmit emit, void *ctx);
+} TmObserverOps;
+
+const TmObserverOps *tm_observer_find(const char *name);
+const TmObserverOps *tm_observer_entry(size_t i);
 
 /* The L1 prefetcher named by cfg->l1_prefetch, or NULL (registry.def). */
 const TmPrefetchOps *tm_prefetch_find(const char *name);

@@ -76,6 +76,7 @@ TmSm *tm_sm_new(TmGpu *g, uint32_t id, char *err, size_t n)
         if (!sm->ldst)
             return tm_sm_free(sm), NULL;
         ldst_connect(sm->ldst, g->mem, &g->d->uvm);
+        ldst_observe(sm->ldst, &g->d->hints, g->obs, g->mech[TM_SLOT_OBSERVER].state);
     }
     if (bad) {
         snprintf(err, n, "out of host memory");
@@ -288,6 +289,7 @@ static void issue(TmSm *sm, TmSubcore *sc, uint16_t slot, const TmInsn *ti, int 
     EmuStep ctrl, *st = ocu >= 0 ? &sc->ocu[ocu].step : &ctrl;
     EmuStatus s = emu_warp_step(g->x, &w->cta->c, w->fw, ti->cls == TC_LDST && sm->ldst, st);
     sm->ctr->warp_insns++;
+    sm->ctr->phase_boundaries += ti->phase != NULL;
     if (s) {
         g->status = s, g->fw = w->fw, g->fcta = &w->cta->c;
         return;

@@ -31,6 +31,7 @@ typedef enum TmSpace {
     TM_GLOBAL, TM_SHARED, TM_LOCAL, TM_CONST, TM_PARAM, TM_TEX, TM_SPACE_COUNT
 } TmSpace;
 typedef enum TmKind { TM_READ, TM_WRITE, TM_ATOMIC } TmKind;
+#define TM_NO_ATOM 0xFF /* TmReq.atom of an address in no atom */
 
 typedef struct TmAccess {
     uint8_t space;     /* TmSpace, resolved (generic accesses are classified per lane by
@@ -46,6 +47,13 @@ typedef struct TmAccess {
     uint32_t pc;       /* the instruction that made it (who made a request: pc, SM, warp) */
 } TmAccess;
 
+/* Named figures a mechanism reported for one launch (the observer slot's report). */
+typedef struct TmReport {
+    char (*name)[64];
+    uint64_t *value;
+    size_t n, cap;
+} TmReport;
+
 /* A request between an SM's L1 and the memory system: one 128-byte line with the 32-byte
  * sectors it touches. */
 typedef struct TmReq {
@@ -55,6 +63,8 @@ typedef struct TmReq {
     uint16_t sm;       /* requesting SM */
     uint16_t warp;     /* requesting warp slot (TmAccess.warp) */
     uint32_t pc;       /* requesting instruction (TmAccess.pc) */
+    uint8_t atom;      /* the XMem atom its line starts in (0xFF: none; hints.h) */
+    uint16_t desc;     /* 1 + the Locality Descriptor it falls in (0: none) */
     uint64_t tag;      /* requester's id, returned with the response */
     Cycle issued;      /* cycle the L1 sent it (latency statistics) */
 } TmReq;

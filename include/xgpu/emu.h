@@ -185,6 +185,28 @@ void emu_uvm_remove(EmuDevice *d, uint64_t addr);
 EmuStatus emu_uvm_sync_in(EmuDevice *d, uint64_t addr, const void *src, uint64_t bytes);
 EmuStatus emu_uvm_prefetch(EmuDevice *d, uint64_t addr, uint64_t bytes, int to_device);
 
+/* Hints the runtime holds, for the launches that follow (docs/architecture.md, "Hints
+ * on the data path"): the XMem atoms' address ranges with the Atom Status Table, and the
+ * Locality Descriptors in force for the next launch. Every memory request of the timing
+ * model carries the atom and the descriptor its address falls in. emu_set_hints copies
+ * what it is given and replaces what the device held; NULL clears everything. */
+typedef struct EmuAtomRange {
+    uint64_t lo, hi;  /* [lo, hi), disjoint, sorted by lo */
+    uint8_t atom;     /* 0..254 */
+} EmuAtomRange;
+typedef struct EmuDescRange {
+    uint64_t base, bytes; /* the descriptor's data structure */
+    uint32_t id;          /* the descriptor's site: its record among all descriptor tables */
+} EmuDescRange;
+typedef struct EmuHints {
+    const EmuAtomRange *atoms;
+    size_t natoms;
+    uint8_t active[32];       /* bit i: atom i is active (AtomActivate) */
+    const EmuDescRange *descs;
+    size_t ndescs;
+} EmuHints;
+EmuStatus emu_set_hints(EmuDevice *d, const EmuHints *h);
+
 /* Runs kernel `kernel` of module m to completion. params points to param_bytes bytes laid
  * out as the kernel's XParam table says. On a guest fault returns its status and fills
  * *fault (if non-NULL); stats (if non-NULL) receive this launch's figures either way. */
