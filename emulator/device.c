@@ -10,7 +10,7 @@
 #include <string.h>
 #include "device.h"
 #include "stats/stats.h"
-#include "timing/gpu.h"
+#include "stats/log.h"
 
 const char *emu_status_name(EmuStatus s)
 {

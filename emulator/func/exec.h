@@ -203,6 +203,8 @@ void emu_memcheck_end(const EmuExec *x);
  * reports the timeout with emu_exec_timeout), else prints progress when due, sets
  * x->yield when the running warp's quantum is over, and moves x->stop on. */
 int emu_exec_checkpoint(EmuExec *x);
+/* Sets x->stop, the first checkpoint of a launch (before its first instruction). */
+void emu_exec_init_stop(EmuExec *x);
 /* Fills the timeout fault: "kernel K exceeded emu.max_warp_insns = N ...". */
 void emu_exec_timeout(EmuExec *x, unsigned lane);
 
@@ -253,6 +255,10 @@ void emu_grid_release(EmuExec *x, EmuCta *c);
  * needs). */
 uint64_t emu_grid_capacity(const struct EmuDevice *d, const XKernel *k, uint32_t nwarps,
                            uint64_t shared);
+/* Functional mode: runs the grid x describes (kernel k of m, nrows register rows per
+ * warp) to the end or the first fault, which it describes in *fault. */
+EmuStatus emu_func_run(EmuExec *x, const EmuModule *m, const XKernel *k, uint32_t nrows,
+                       EmuFault *fault);
 
 EmuStatus emu_cta_alloc(EmuCta *c, const EmuExec *x, uint32_t nrows);
 void emu_cta_free(EmuCta *c, const EmuExec *x);

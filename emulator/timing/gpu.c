@@ -40,6 +40,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include "stats/log.h"
 #include "stats/stats.h"
 #include "timing/gpu.h"
 #include "timing/sched.h"
@@ -402,13 +403,6 @@ static void report_emit(void *ctx, const char *name, uint64_t value)
     r->value[r->n++] = value;
 }
 
-void tm_report_free(TmReport *r)
-{
-    free(r->name);
-    free(r->value);
-    *r = (TmReport){0};
-}
-
 EmuStatus tm_launch(EmuDevice *d, EmuModule *m, int kernel, EmuExec *x, EmuFault *fault,
                     uint64_t *cycles, TmCounters *ctr, TmReport *rep)
 {
@@ -440,92 +434,4 @@ EmuStatus tm_launch(EmuDevice *d, EmuModule *m, int kernel, EmuExec *x, EmuFault
     gpu_free(g);
     free(g);
     return s;
-}
-
-/* --- counters per launch ------------------------------------------------------------------- */
-
-typedef struct TmLog {
-    TmCounters **ctr; /* per launch; NULL: functional */
-    TmReport *rep;    /* per launch: the observer's figures */
-    size_t n, cap;
-} TmLog;
-
-void tm_record(EmuDevice *d, size_t i, const TmCounters *ctr, TmReport *rep)
-{
-    TmLog *log = d->tm_log;
-    if (!log && !(log = d->tm_log = calloc(1, sizeof *log)))
-        return;
-    if (i >= log->cap) {
-        size_t cap = i + 1 > 2 * log->cap ? i + 1 : 2 * log->cap;
-        TmCounters **p = realloc(log->ctr, cap * sizeof *p);
-        if (p)
-            log->ctr = p;
-        TmReport *r = p ? realloc(log->rep, cap * sizeof *r) : NULL;
-        if (!r)
-            return;
-        memset(p + log->cap, 0, (cap - log->cap) * sizeof *p);
-        memset(r + log->cap, 0, (cap - log->cap) * sizeof *r);
-        log->rep = r, log->cap = cap;
-    }
-    if (rep) { /* taken over */
-        tm_report_free(&log->rep[i]);
-        log->rep[i] = *rep;
-        *rep = (TmReport){0};
-    }
-    if (!log->ctr[i] && !(log->ctr[i] = malloc(sizeof *ctr)))
-        return;
-    *log->ctr[i] = *ctr;
-    log->n = i + 1 > log->n ? i + 1 : log->n;
-}
-
-const TmReport *emu_launch_report(const EmuDevice *d, size_t i)
-{
-    const TmLog *log = d ? d->tm_log : NULL;
-    return log && i < log->n && log->rep[i].n ? &log->rep[i] : NULL;
-}
-
-const TmCounters *emu_launch_counters(const EmuDevice *d, size_t i)
-{
-    const TmLog *log = d ? d->tm_log : NULL;
-    return log && i < log->n ? log->ctr[i] : NULL;
-}
-
-void tm_device_free(EmuDevice *d)
-{
-    memsys_free(d->tm_mem);
-    d->tm_mem = NULL;
-    TmLog *log = d->tm_log;
-    if (!log)
-        return;
-    for (size_t i = 0; i < log->n; i++) {
-        free(log->ctr[i]);
-        tm_report_free(&log->rep[i]);
-    }
-    free(log->ctr);
-    free(log->rep);
-    free(log);
-    d->tm_log = NULL;
-}
-
-static const struct {
-    const char *name;
-    size_t offset;
-} counter_names[] = {
-#define TSTAT(field, name, desc) {name, offsetof(TmCounters, field)},
-#include "timing/core_stats.def"
-#include "timing/mem_stats.def"
-#undef TSTAT
-};
-
-EmuStatus emu_launch_counter(const EmuDevice *d, size_t i, const char *name, uint64_t *value)
-{
-    if (!d || i >= d->nlaunches || !name || !value)
-        return EMU_ERR_INVALID_VALUE;
-    const TmCounters *c = emu_launch_counters(d, i);
-    for (size_t k = 0; c && k < sizeof counter_names / sizeof counter_names[0]; k++)
-        if (strcmp(counter_names[k].name, name) == 0) {
-            memcpy(value, (const char *)c + counter_names[k].offset, sizeof *value);
-            return EMU_OK;
-        }
-    return EMU_ERR_NOT_FOUND;
 }

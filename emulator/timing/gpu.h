@@ -44,22 +44,10 @@ struct TmGpu {
     EmuCta *fcta;
 };
 
-void tm_report_free(TmReport *r);
-
 /* Runs the launch x describes (kernel `kernel` of m) in timing mode. Fills *fault on a
  * guest fault, *cycles, *ctr (this launch's counters) and *rep (what the observer
  * reported; empty without one) in any case. */
 EmuStatus tm_launch(EmuDevice *d, EmuModule *m, int kernel, EmuExec *x, EmuFault *fault,
                     uint64_t *cycles, TmCounters *ctr, TmReport *rep);
-/* Keeps ctr as the counters of launch i (after emu_stats_record) and takes rep over. */
-void tm_record(EmuDevice *d, size_t i, const TmCounters *ctr, TmReport *rep);
-/* Launch i's observer report, or NULL (declared for the printers in stats/stats.h as
- * well). */
-const TmReport *emu_launch_report(const EmuDevice *d, size_t i);
-/* Frees what tm_record kept (emu_destroy). */
-void tm_device_free(EmuDevice *d);
-/* The counters of launch i, or NULL (functional launch). Declared for the printers in
- * stats/stats.h as well. */
-const TmCounters *emu_launch_counters(const EmuDevice *d, size_t i);
 
 #endif
