@@ -14,9 +14,9 @@
  * that asked for it.
  * L1 prefetching (the l1.prefetch slot, slots.h): the prefetcher sees every demand read
  * access of global memory as it is split, and the lines it names wait in a queue of
- * l1.prefetch_queue; each cycle, the lookup slots the demand requests leave free look
- * prefetches up, oldest first: a line already present or pending is dropped as
- * redundant, one that finds no MSHR or way is dropped, one the memory system refuses
+ * l1.prefetch_queue; the lookup slots the demand requests left free in a cycle look
+ * prefetches up at the start of the next, oldest first: a line already present or
+ * pending is dropped as redundant, one that finds no MSHR or way is dropped, one the memory system refuses
  * waits for the next cycle. A prefetch takes its line's MSHR like a miss, with no access
  * waiting on it.
  * Shared accesses bypass the L1: an access whose lanes need k bank cycles (smem.c) holds
@@ -221,18 +221,22 @@ static void pf_emit(void *ctx, uint64_t line)
     u->pfq[(u->pfq_head + u->pfq_len++) % u->pfq_cap] = line;
 }
 
-/* Prefetches take the lookup slots left this cycle. Returns lookups done. */
+/* Prefetches take the lookup slots the demand requests left free in the last cycle the
+ * unit looked anything up (all of them after idle cycles), and go out at cycle now: a
+ * demand request never waits for a prefetch, whichever of ldst_tick and ldst_issue the
+ * core calls first. Returns lookups done. */
 static int pf_lookup(LdSt *u, Cycle now)
 {
     int work = 0;
-    while (u->pfq_len && u->port_used < u->ports) {
+    unsigned left = u->port_cycle + 1 == now ? u->ports - u->port_used : u->ports;
+    while (u->pfq_len && left) {
         L1Prefetch res = l1_prefetch(&u->l1, u->pfq[u->pfq_head], now);
         if (res == L1_PF_BLOCKED)
             break;
         u->ctr->l1_prefetch_redundant += res == L1_PF_REDUNDANT;
         u->ctr->l1_prefetch_dropped += res == L1_PF_DROPPED;
         u->pfq_head = (u->pfq_head + 1) % u->pfq_cap, u->pfq_len--;
-        u->port_used++, work++;
+        left--, work++;
     }
     return work;
 }
@@ -256,7 +260,7 @@ static int ldst_lookup(LdSt *u, Cycle now)
         if (res == L1_DONE)
             acc_resolve(u, (unsigned)r->tag, ready);
     }
-    return u->pfq_len ? work + pf_lookup(u, now) : work;
+    return work;
 }
 
 static int issue_shared(LdSt *u, const TmAccess *a, uint64_t tag, Cycle now)
@@ -329,6 +333,8 @@ static int ldst_receive(LdSt *u, Cycle now)
 int ldst_tick(LdSt *u, Cycle now)
 {
     int work = u->l1.mem ? ldst_receive(u, now) : 0;
+    if (u->pfq_len && u->port_cycle != now) /* before this cycle's budget starts */
+        work += pf_lookup(u, now);
     return work + ldst_lookup(u, now);
 }
 
