@@ -4,14 +4,17 @@ or compare two snapshots: the proof that a change to the timing model's structur
 every figure as it was.
 
   scripts/stats_identity.py snapshot BUILD_DIR OUT_DIR [--jobs N] [SAMPLE...]
-  scripts/stats_identity.py compare OLD_DIR NEW_DIR
+  scripts/stats_identity.py compare OLD_DIR NEW_DIR [--new-keys]
 
 snapshot runs each compiled sample of BUILD_DIR/samples in timing mode under each policy
 of bench/memento_eval.py on its default preset (rtx2060-s), and under the baseline on
 every other preset, and writes OUT_DIR/SAMPLE.PRESET.POLICY.json: the statistics JSON
 with the host's own figures (host_seconds, which measure this machine, not the model)
 removed, keys sorted. compare reports every file that differs or exists on one side only
-and exits 1 if any does; the files are otherwise byte-identical.
+and exits 1 if any does; the files are otherwise byte-identical. With --new-keys, the
+configuration keys and counters present on one side only (a change that added a key or
+a counter whose default leaves everything as it was) are left out of the comparison;
+every other value must still be equal.
 """
 import concurrent.futures
 import json
@@ -80,7 +83,21 @@ def snapshot(argv):
     return 1 if failed else 0
 
 
+def common(x, y):
+    """x and y without the object keys present in only one of them, recursively."""
+    if isinstance(x, dict) and isinstance(y, dict):
+        keys = x.keys() & y.keys()
+        return ({k: common(x[k], y[k])[0] for k in keys},
+                {k: common(x[k], y[k])[1] for k in keys})
+    if isinstance(x, list) and isinstance(y, list) and len(x) == len(y):
+        pairs = [common(p, q) for p, q in zip(x, y)]
+        return [p for p, _ in pairs], [q for _, q in pairs]
+    return x, y
+
+
 def compare(argv):
+    new_keys = "--new-keys" in argv
+    argv = [a for a in argv if a != "--new-keys"]
     if len(argv) != 2:
         sys.exit(__doc__)
     a, b = (set(os.listdir(d)) for d in argv)
@@ -89,6 +106,9 @@ def compare(argv):
     for f in sorted(a & b):
         x = open(os.path.join(argv[0], f), "rb").read()
         y = open(os.path.join(argv[1], f), "rb").read()
+        if new_keys and x != y:
+            x, y = (json.dumps(v, sort_keys=True).encode()
+                    for v in common(json.loads(x), json.loads(y)))
         if x != y:
             bad.append(f"differs: {f}")
     for line in bad:

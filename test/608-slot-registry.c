@@ -1,9 +1,10 @@
 /*
  * 608-slot-registry: the policy slots' registries (emulator/mech/registry.def: issue
- * order, collector, L1 prefetch, request observer) agree with the configuration: every entry's name is a valid value of its key (the key's list of
- * choices is generated from the registry, so the two cannot drift), its ops carry the
- * same name and the hooks the core calls unconditionally, and every choice of the keys
- * resolves to a pair of slots or to an error that names the key.
+ * order, collector, L1 prefetch, request observer, resource manager, CTA placement)
+ * agree with the configuration: every entry's name is a valid value of its key (the
+ * key's list of choices is generated from the registry, so the two cannot drift), its ops
+ * carry the same name and the hooks the core calls unconditionally, and every choice of
+ * the keys resolves to a pair of slots or to an error that names the key.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -95,6 +96,25 @@ Test(slots, observer_registry_matches_mem_observer)
                   "%s: observes without state or report", o->name);
     }
     cr_expect_eq(i, count_choices(k->unit));
+}
+
+Test(slots, resource_and_placement_registries_match_their_keys)
+{
+    const EmuCfgKey *r = key("core.resource_mgr"), *p = key("core.cta_placement");
+    size_t i = 0;
+    for (const TmResourceOps *o; (o = tm_resource_entry(i)); i++) {
+        cr_expect(is_choice(r->unit, o->name), "%s not a choice of core.resource_mgr", o->name);
+        cr_expect(o->fits && o->cta_start && o->cta_done, "%s lacks a hook", o->name);
+        cr_expect_eq(tm_resource_find(o->name), o);
+    }
+    cr_expect_eq(i, count_choices(r->unit));
+    for (i = 0; tm_placement_entry(i); i++) {
+        const TmPlacementOps *o = tm_placement_entry(i);
+        cr_expect(is_choice(p->unit, o->name), "%s not a choice of core.cta_placement", o->name);
+        cr_expect(o->place, "%s lacks place", o->name);
+        cr_expect_eq(tm_placement_find(o->name), o);
+    }
+    cr_expect_eq(i, count_choices(p->unit));
 }
 
 Test(slots, every_pair_resolves_or_names_the_key)

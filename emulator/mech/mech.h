@@ -11,10 +11,14 @@
 #define COLLECTOR(name, ops) extern const TmCollectorOps ops;
 #define PREFETCH(name, ops) extern const TmPrefetchOps ops;
 #define OBSERVER(name, ops) extern const TmObserverOps ops;
+#define RESOURCE(name, ops) extern const TmResourceOps ops;
+#define PLACEMENT(name, ops) extern const TmPlacementOps ops;
 #include "mech/registry.def"
 #undef ISSUE
 #undef COLLECTOR
 #undef PREFETCH
 #undef OBSERVER
+#undef RESOURCE
+#undef PLACEMENT
 
 #endif

@@ -20,33 +20,41 @@ typedef struct IssueEntry {
     const TmSchedOps *ops;
 } IssueEntry;
 
-typedef struct CollectorEntry {
-    const char *name;
-    const TmCollectorOps *ops;
-} CollectorEntry;
-
 static const IssueEntry issue_registry[] = {
 #define ISSUE(name, ops) {name, &ops},
 #define COLLECTOR(name, ops)
 #define PREFETCH(name, ops)
 #define OBSERVER(name, ops)
+#define RESOURCE(name, ops)
+#define PLACEMENT(name, ops)
 #include "mech/registry.def"
 #undef ISSUE
 #undef COLLECTOR
 #undef PREFETCH
 #undef OBSERVER
+#undef RESOURCE
+#undef PLACEMENT
 };
+
+typedef struct CollectorEntry {
+    const char *name;
+    const TmCollectorOps *ops;
+} CollectorEntry;
 
 static const CollectorEntry collector_registry[] = {
 #define ISSUE(name, ops)
 #define COLLECTOR(name, ops) {name, &ops},
 #define PREFETCH(name, ops)
 #define OBSERVER(name, ops)
+#define RESOURCE(name, ops)
+#define PLACEMENT(name, ops)
 #include "mech/registry.def"
 #undef ISSUE
 #undef COLLECTOR
 #undef PREFETCH
 #undef OBSERVER
+#undef RESOURCE
+#undef PLACEMENT
 };
 
 typedef struct PrefetchEntry {
@@ -59,11 +67,15 @@ static const PrefetchEntry prefetch_registry[] = {
 #define COLLECTOR(name, ops)
 #define PREFETCH(name, ops) {name, &ops},
 #define OBSERVER(name, ops)
+#define RESOURCE(name, ops)
+#define PLACEMENT(name, ops)
 #include "mech/registry.def"
 #undef ISSUE
 #undef COLLECTOR
 #undef PREFETCH
 #undef OBSERVER
+#undef RESOURCE
+#undef PLACEMENT
 };
 
 typedef struct ObserverEntry {
@@ -76,17 +88,91 @@ static const ObserverEntry observer_registry[] = {
 #define COLLECTOR(name, ops)
 #define PREFETCH(name, ops)
 #define OBSERVER(name, ops) {name, &ops},
+#define RESOURCE(name, ops)
+#define PLACEMENT(name, ops)
 #include "mech/registry.def"
 #undef ISSUE
 #undef COLLECTOR
 #undef PREFETCH
 #undef OBSERVER
+#undef RESOURCE
+#undef PLACEMENT
+};
+
+typedef struct ResourceEntry {
+    const char *name;
+    const TmResourceOps *ops;
+} ResourceEntry;
+
+static const ResourceEntry resource_registry[] = {
+#define ISSUE(name, ops)
+#define COLLECTOR(name, ops)
+#define PREFETCH(name, ops)
+#define OBSERVER(name, ops)
+#define RESOURCE(name, ops) {name, &ops},
+#define PLACEMENT(name, ops)
+#include "mech/registry.def"
+#undef ISSUE
+#undef COLLECTOR
+#undef PREFETCH
+#undef OBSERVER
+#undef RESOURCE
+#undef PLACEMENT
+};
+
+typedef struct PlacementEntry {
+    const char *name;
+    const TmPlacementOps *ops;
+} PlacementEntry;
+
+static const PlacementEntry placement_registry[] = {
+#define ISSUE(name, ops)
+#define COLLECTOR(name, ops)
+#define PREFETCH(name, ops)
+#define OBSERVER(name, ops)
+#define RESOURCE(name, ops)
+#define PLACEMENT(name, ops) {name, &ops},
+#include "mech/registry.def"
+#undef ISSUE
+#undef COLLECTOR
+#undef PREFETCH
+#undef OBSERVER
+#undef RESOURCE
+#undef PLACEMENT
 };
 
 #define NISSUE (sizeof issue_registry / sizeof issue_registry[0])
 #define NCOLLECTOR (sizeof collector_registry / sizeof collector_registry[0])
 #define NPREFETCH (sizeof prefetch_registry / sizeof prefetch_registry[0])
 #define NOBSERVER (sizeof observer_registry / sizeof observer_registry[0])
+#define NRESOURCE (sizeof resource_registry / sizeof resource_registry[0])
+#define NPLACEMENT (sizeof placement_registry / sizeof placement_registry[0])
+
+const TmResourceOps *tm_resource_find(const char *name)
+{
+    for (size_t i = 0; i < NRESOURCE; i++)
+        if (strcmp(resource_registry[i].name, name) == 0)
+            return resource_registry[i].ops;
+    return NULL;
+}
+
+const TmResourceOps *tm_resource_entry(size_t i)
+{
+    return i < NRESOURCE ? resource_registry[i].ops : NULL;
+}
+
+const TmPlacementOps *tm_placement_find(const char *name)
+{
+    for (size_t i = 0; i < NPLACEMENT; i++)
+        if (strcmp(placement_registry[i].name, name) == 0)
+            return placement_registry[i].ops;
+    return NULL;
+}
+
+const TmPlacementOps *tm_placement_entry(size_t i)
+{
+    return i < NPLACEMENT ? placement_registry[i].ops : NULL;
+}
 
 /* Nothing observed. */
 const TmObserverOps tm_obs_none = {.name = "none"};

@@ -157,7 +157,7 @@ struct TmSm {
     uint32_t nsc;
     TmCta *cta;            /* core.max_ctas_per_sm */
     uint32_t ncta_live;
-    uint32_t regs_used, threads_used, warps_used;
+    uint32_t regs_used, threads_used, warps_used; /* the static resource manager's */
     uint64_t shared_used;
     TmWb *wb;              /* write-back entries (pool; tag = index) */
     uint32_t nwb, capwb, wb_live;
@@ -173,8 +173,10 @@ struct TmSm {
     /* the policy slots (slots.h) */
     const struct TmSchedOps *issue;
     const struct TmCollectorOps *coll;
+    const struct TmResourceOps *res;
     void *issue_state;     /* the issue policy's per-SM state (its sm_init) */
     void *coll_state;      /* the collector's */
+    void *res_state;       /* the resource manager's */
     int (*pick)(TmSm *sm, TmSubcore *sc, uint16_t slot, unsigned *why); /* allocation */
 };
 

@@ -7,11 +7,12 @@
  * therefore those of functional mode, CTA placement and warp interleaving aside (which
  * only matter for racy programs).
  *
- * CTA scheduler: round robin over the SMs. CTAs go out in grid order (x fastest); each
- * goes to the next SM, from the one after the last SM that got a CTA, that has room for
- * it (warp slots, threads, registers = nregs x threads rounded up to whole warps, shared
- * memory, core.max_ctas_per_sm). CTAs are placed at the start of the launch's first
- * cycle and at the start of the cycle after one finishes.
+ * CTA placement is a policy slot (core.cta_placement, slots.h), called at the start of the
+ * launch's first cycle and at the start of the cycle after a CTA finishes. The baseline,
+ * rr: CTAs go out in grid order (x fastest); each goes to the next SM, from the one after
+ * the last SM that got a CTA, that has room for it (the resource-manager slot's fits:
+ * for static, warp slots, threads, registers = nregs x threads rounded up to whole warps,
+ * shared memory, core.max_ctas_per_sm).
  *
  * The loop: every cycle each SM ticks, then the memory system. An SM whose last tick did
  * nothing and changed nothing sleeps until the earliest cycle it names (sm.c) or a memory
@@ -177,13 +178,18 @@ static EmuStatus gpu_setup(TmGpu *g, const EmuModule *m, int kernel, char *err, 
     }
     if (tm_slots_resolve(c, &g->issue, &g->coll, err, n))
         return EMU_ERR_INVALID_CONFIG;
-    if (!(g->obs = tm_observer_find(c->mem_observer))) {
-        snprintf(err, n, "mem.observer: unknown observer '%s'", c->mem_observer);
+    if (!(g->obs = tm_observer_find(c->mem_observer)) ||
+        !(g->res = tm_resource_find(c->core_resource_mgr)) ||
+        !(g->place = tm_placement_find(c->core_cta_placement))) {
+        snprintf(err, n, "%s: unknown choice", !g->obs ? "mem.observer"
+                 : !g->res ? "core.resource_mgr" : "core.cta_placement");
         return EMU_ERR_INVALID_CONFIG;
     }
     g->mech[TM_SLOT_ISSUE].hooks = &g->issue->launch;
     g->mech[TM_SLOT_COLLECTOR].hooks = &g->coll->launch;
     g->mech[TM_SLOT_OBSERVER].hooks = &g->obs->launch;
+    g->mech[TM_SLOT_RESOURCE].hooks = &g->res->launch;
+    g->mech[TM_SLOT_PLACEMENT].hooks = &g->place->launch;
     for (unsigned i = 0; i < TM_NSLOTS; i++) {
         const TmLaunchHooks *h = g->mech[i].hooks;
         if (h->begin && h->begin(g, &g->mech[i].state, err, n))
@@ -223,8 +229,9 @@ static EmuDim3 cta_id(const TmGpu *g, uint64_t i)
                      (uint32_t)(i / gr->x / gr->y)};
 }
 
-/* Places waiting CTAs round robin while an SM has room. */
-static EmuStatus place_ctas(TmGpu *g)
+/* The baseline CTA placement: waiting CTAs round robin over the SMs, from the one after the
+ * last SM that got a CTA, while an SM has room. */
+static EmuStatus place_rr(TmGpu *g)
 {
     uint32_t tried = 0;
     while (g->next_cta < g->ncta && tried < g->nsm) {
@@ -241,6 +248,8 @@ static EmuStatus place_ctas(TmGpu *g)
     }
     return EMU_OK;
 }
+
+const TmPlacementOps tm_place_rr = {.name = "rr", .place = place_rr};
 
 static int gpu_idle(const TmGpu *g)
 {
@@ -286,7 +295,7 @@ static int sm_asleep(const TmGpu *g, uint32_t i)
 static int gpu_cycle(TmGpu *g)
 {
     int work = 0;
-    if ((g->now == 0 || g->cta_finished) && (g->status = place_ctas(g)))
+    if ((g->now == 0 || g->cta_finished) && (g->status = g->place->place(g)))
         return 0;
     g->cta_finished = 0;
     for (uint32_t i = 0; i < g->nsm && !g->status; i++) {

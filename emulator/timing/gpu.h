@@ -34,6 +34,8 @@ struct TmGpu {
     const struct TmSchedOps *issue;
     const TmCollectorOps *coll;
     const TmObserverOps *obs;
+    const TmResourceOps *res;
+    const TmPlacementOps *place;
     TmMech mech[TM_NSLOTS];
     /* what one CTA needs */
     uint32_t cta_regs, cta_threads, cta_warps;

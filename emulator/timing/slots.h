@@ -18,7 +18,10 @@
  *              to results at write-back;
  *   l1 prefetch  l1.prefetch: which lines the L1 fetches before a demand asks for them;
  *   observer   mem.observer: sees every line request (with its hints) and reports named
- *              figures at the launch's end.
+ *              figures at the launch's end;
+ *   resource manager  core.resource_mgr: whether a CTA can start on an SM, and what a
+ *              resident CTA holds;
+ *   CTA placement  core.cta_placement: which SM each waiting CTA goes to.
  */
 #ifndef EMU_TIMING_SLOTS_H
 #define EMU_TIMING_SLOTS_H
@@ -43,7 +46,10 @@ typedef struct TmMech {
     void *state;
 } TmMech;
 
-enum { TM_SLOT_ISSUE, TM_SLOT_COLLECTOR, TM_SLOT_OBSERVER, TM_NSLOTS };
+enum {
+    TM_SLOT_ISSUE, TM_SLOT_COLLECTOR, TM_SLOT_OBSERVER, TM_SLOT_RESOURCE, TM_SLOT_PLACEMENT,
+    TM_NSLOTS
+};
 
 /* The collector for warp slot's next instruction: its index in the sub-core, or one of
  * these (*why, a TmPickStall, says why none was given). */
@@ -106,6 +112,37 @@ typedef struct TmObserverOps {
 
 const TmObserverOps *tm_observer_find(const char *name);
 const TmObserverOps *tm_observer_entry(size_t i);
+
+/* The resource manager slot (core.resource_mgr): per SM state in sm->res_state (its
+ * sm_init). fits says whether one more CTA of the launch (TmGpu.cta_*) may start on the
+ * SM now; cta_start and cta_done are told when a CTA takes its resources and gives them
+ * back (before its warps are in their slots, after the last one left). The phase
+ * specifiers are on the instructions (TmInsn.phase) for managers that re-size what a warp
+ * holds as it runs. The baseline, static, gives a CTA its warp slots, threads, registers
+ * (nregs x threads rounded up to whole warps) and shared memory for its whole life. */
+typedef struct TmResourceOps {
+    const char *name;
+    TmLaunchHooks launch;
+    int (*sm_init)(TmSm *sm);
+    void (*sm_free)(TmSm *sm);
+    int (*fits)(const TmSm *sm);
+    void (*cta_start)(TmSm *sm, TmCta *t);
+    void (*cta_done)(TmSm *sm, TmCta *t);
+} TmResourceOps;
+
+/* The CTA placement slot (core.cta_placement): place starts waiting CTAs on SMs that
+ * have room (tm_sm_fits, tm_sm_start_cta), at the start of the launch's first cycle and
+ * of each cycle after a CTA finished. The baseline, rr, goes round robin. */
+typedef struct TmPlacementOps {
+    const char *name;
+    TmLaunchHooks launch;
+    EmuStatus (*place)(TmGpu *g);
+} TmPlacementOps;
+
+const TmResourceOps *tm_resource_find(const char *name);
+const TmResourceOps *tm_resource_entry(size_t i);
+const TmPlacementOps *tm_placement_find(const char *name);
+const TmPlacementOps *tm_placement_entry(size_t i);
 
 /* The L1 prefetcher named by cfg->l1_prefetch, or NULL (registry.def). */
 const TmPrefetchOps *tm_prefetch_find(const char *name);

@@ -19,9 +19,10 @@
  * The issue order, the collector allocation, how operands are collected and what a
  * result does at write-back are the policy slots' (slots.h): the SM calls their hooks.
  *
- * CTAs: a CTA takes warp slots (lowest free first), registers (nregs x threads rounded
- * up to whole warps), shared memory and threads; a warp slot is freed when the warp has
- * exited and its last instruction completed, the CTA when all its warps are freed.
+ * CTAs: a CTA takes warp slots (lowest free first) and, under the resource-manager
+ * slot's baseline (static, below), registers (nregs x threads rounded up to whole warps),
+ * shared memory and threads; a warp slot is freed when the warp has exited and its last
+ * instruction completed, the CTA when all its warps are freed.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -55,7 +56,7 @@ TmSm *tm_sm_new(TmGpu *g, uint32_t id, char *err, size_t n)
         return NULL;
     }
     sm->id = id, sm->gpu = g, sm->cfg = cfg, sm->ctr = &g->ctr, sm->rng = &g->rng;
-    sm->issue = ops, sm->coll = g->coll;
+    sm->issue = ops, sm->coll = g->coll, sm->res = g->res;
     /* the issue policy's allocation wins over the collector's, the default is random */
     sm->pick = ops->pick ? ops->pick : sm->coll->pick ? sm->coll->pick : tm_pick_random;
     int private_collectors = ops->private_collectors || sm->coll->private_collectors;
@@ -71,6 +72,8 @@ TmSm *tm_sm_new(TmGpu *g, uint32_t id, char *err, size_t n)
         bad = sm->coll->sm_init(sm);
     if (!bad && ops->sm_init)
         bad = ops->sm_init(sm);
+    if (!bad && sm->res->sm_init)
+        bad = sm->res->sm_init(sm);
     if (!bad && !cfg->core_mem_latency) {
         sm->ldst = ldst_new(cfg, id, &g->ctr, err, n);
         if (!sm->ldst)
@@ -106,6 +109,8 @@ void tm_sm_free(TmSm *sm)
         sm->coll->sm_free(sm);
     if (sm->issue && sm->issue->sm_free)
         sm->issue->sm_free(sm);
+    if (sm->res && sm->res->sm_free)
+        sm->res->sm_free(sm);
     free(sm->sc);
     free(sm->cta);
     free(sm->warp);
@@ -120,7 +125,9 @@ void tm_sm_free(TmSm *sm)
 
 static void grid_barrier_check(TmSm *by, Cycle now);
 
-int tm_sm_fits(const TmSm *sm)
+/* The static resource manager: a CTA holds its warp slots, threads, registers and shared
+ * memory from its start to its end (the baseline of the resource-manager slot). */
+static int static_fits(const TmSm *sm)
 {
     const TmGpu *g = sm->gpu;
     return sm->ncta_live < sm->cfg->core_max_ctas_per_sm &&
@@ -128,6 +135,34 @@ int tm_sm_fits(const TmSm *sm)
            sm->threads_used + g->cta_threads <= sm->cfg->gpu_max_threads_per_sm &&
            sm->regs_used + g->cta_regs <= sm->cfg->gpu_regs_per_sm &&
            sm->shared_used + g->cta_shared <= sm->cfg->gpu_shared_per_sm;
+}
+
+static void static_start(TmSm *sm, TmCta *t)
+{
+    const TmGpu *g = sm->gpu;
+    (void)t;
+    sm->warps_used += g->cta_warps;
+    sm->threads_used += g->cta_threads;
+    sm->regs_used += g->cta_regs;
+    sm->shared_used += g->cta_shared;
+}
+
+static void static_done(TmSm *sm, TmCta *t)
+{
+    const TmGpu *g = sm->gpu;
+    (void)t;
+    sm->warps_used -= g->cta_warps;
+    sm->threads_used -= g->cta_threads;
+    sm->regs_used -= g->cta_regs;
+    sm->shared_used -= g->cta_shared;
+}
+
+const TmResourceOps tm_res_static = {.name = "static", .fits = static_fits,
+                                     .cta_start = static_start, .cta_done = static_done};
+
+int tm_sm_fits(const TmSm *sm)
+{
+    return sm->res->fits(sm);
 }
 
 static TmCta *cta_slot(TmSm *sm)
@@ -170,10 +205,7 @@ EmuStatus tm_sm_start_cta(TmSm *sm, EmuDim3 ctaid, Cycle now)
         sm->sc[s % sm->nsc].issue_wake = 0;
     }
     sm->ncta_live++;
-    sm->warps_used += g->cta_warps;
-    sm->threads_used += g->cta_threads;
-    sm->regs_used += g->cta_regs;
-    sm->shared_used += g->cta_shared;
+    sm->res->cta_start(sm, t);
     sm->active_warps += g->x->nwarps;
     sm->ctr->ctas++;
     sm->wake = now;
@@ -195,10 +227,7 @@ void tm_sm_warp_done(TmSm *sm, uint16_t slot)
         return;
     t->live = 0;
     sm->ncta_live--;
-    sm->warps_used -= g->cta_warps;
-    sm->threads_used -= g->cta_threads;
-    sm->regs_used -= g->cta_regs;
-    sm->shared_used -= g->cta_shared;
+    sm->res->cta_done(sm, t);
     g->cta_finished = 1;
     g->ctas_done++;
     grid_barrier_check(sm, g->now);
