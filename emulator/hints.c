@@ -23,7 +23,7 @@ EmuStatus emu_set_hints(EmuDevice *d, const EmuHints *h)
         if ((h->natoms && !h->atoms) || (h->ndescs && !h->descs) || h->ndescs > UINT16_MAX - 1)
             return EMU_ERR_INVALID_VALUE;
         for (size_t i = 0; i < h->natoms; i++)
-            if (h->atoms[i].lo >= h->atoms[i].hi || h->atoms[i].atom == EMU_NO_ATOM ||
+            if (h->atoms[i].lo >= h->atoms[i].hi || h->atoms[i].atom == TM_NO_ATOM ||
                 (i && h->atoms[i].lo < h->atoms[i - 1].hi))
                 return EMU_ERR_INVALID_VALUE; /* empty, no atom, unsorted or overlapping */
         t.atoms = h->natoms ? malloc(h->natoms * sizeof *t.atoms) : NULL;
@@ -56,7 +56,7 @@ uint8_t emu_hint_atom(const EmuHintTable *t, uint64_t addr)
         else
             return t->atoms[mid].atom;
     }
-    return EMU_NO_ATOM;
+    return TM_NO_ATOM;
 }
 
 uint16_t emu_hint_desc(const EmuHintTable *t, uint64_t addr)

@@ -9,9 +9,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "timing/timing.h"
 #include "xgpu/emu.h"
-
-#define EMU_NO_ATOM 0xFF
 
 typedef struct EmuHintTable {
     EmuAtomRange *atoms;  /* sorted, disjoint */
@@ -27,7 +26,7 @@ static inline int emu_hints_any(const EmuHintTable *t)
 {
     return t && (t->natoms || t->ndescs);
 }
-/* The atom holding addr, or EMU_NO_ATOM. */
+/* The atom holding addr, or TM_NO_ATOM. */
 uint8_t emu_hint_atom(const EmuHintTable *t, uint64_t addr);
 /* 1 + the index of the first descriptor whose range holds addr, or 0. */
 uint16_t emu_hint_desc(const EmuHintTable *t, uint64_t addr);

@@ -378,12 +378,14 @@ static EmuStatus gpu_run(TmGpu *g, EmuFault *fault)
             next = g->now + 1;
         if (interval && next > next_rec) /* stop at the next record */
             next = next_rec;
-        if (next > mech_next(g)) /* and at a mechanism's timer */
-            next = mech_next(g);
+        Cycle timer = mech_next(g); /* and at a mechanism's timer */
+        if (next > timer)
+            next = timer;
         for (uint32_t i = 0; i < g->nsm && next > g->now + 1; i++)
             tm_sm_skip(g->sm[i], next - g->now - 1);
         g->now = next;
-        mech_events(g);
+        if (g->now >= timer)
+            mech_events(g);
         if (interval && g->now >= next_rec) {
             gpu_settle(g, g->now);
             emu_interval_record(g->d, g->now, g->ctr.warp_insns, &g->ctr);

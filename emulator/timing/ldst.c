@@ -16,9 +16,9 @@
  * access of global memory as it is split, and the lines it names wait in a queue of
  * l1.prefetch_queue; the lookup slots the demand requests left free in a cycle look
  * prefetches up at the start of the next, oldest first: a line already present or
- * pending is dropped as redundant, one that finds no MSHR or way is dropped, one the memory system refuses
- * waits for the next cycle. A prefetch takes its line's MSHR like a miss, with no access
- * waiting on it.
+ * pending is dropped as redundant, one that finds no MSHR or way is dropped, one the
+ * memory system refuses waits for the next cycle. A prefetch takes its line's MSHR like a
+ * miss, with no access waiting on it.
  * Shared accesses bypass the L1: an access whose lanes need k bank cycles (smem.c) holds
  * the banks for k cycles (2k for atomics: read then write) and completes smem.latency +
  * k - 1 cycles after issue (+ k more for atomics); the next shared access is refused
