@@ -173,21 +173,15 @@ static void rt_hints(RtContext *c, EmuDevice *dev, const void *stub)
     for (size_t i = 0; i < c->ld.nkernels; i++)
         if (c->ld.kernels[i].stub == stub && c->ld.kernels[i].launch == c->ld.launches)
             k = &c->ld.kernels[i];
-    EmuHints h = {.natoms = x->nranges, .ndescs = k ? k->n : 0};
-    EmuAtomRange *a = h.natoms ? malloc(h.natoms * sizeof *a) : NULL;
+    EmuHints h = {.atoms = x->ranges, .natoms = x->nranges, .ndescs = k ? k->n : 0};
     EmuDescRange *dr = h.ndescs ? malloc(h.ndescs * sizeof *dr) : NULL;
-    if ((h.natoms && !a) || (h.ndescs && !dr)) {
-        h.natoms = h.ndescs = 0;
-    } else {
-        for (size_t i = 0; i < h.natoms; i++)
-            a[i] = (EmuAtomRange){x->ranges[i].lo, x->ranges[i].hi, x->ranges[i].atom};
-        for (size_t i = 0; i < h.ndescs; i++)
-            dr[i] = (EmuDescRange){k->v[i].base, k->v[i].bytes, (uint32_t)k->v[i].site};
-    }
-    h.atoms = a, h.descs = dr;
+    if (h.ndescs && !dr)
+        h.ndescs = 0;
+    for (size_t i = 0; i < h.ndescs; i++)
+        dr[i] = (EmuDescRange){k->v[i].base, k->v[i].bytes, (uint32_t)k->v[i].site};
+    h.descs = dr;
     memcpy(h.active, x->ast, sizeof h.active);
     emu_set_hints(dev, &h);
-    free(a);
     free(dr);
 }
 

@@ -146,11 +146,9 @@ typedef struct RtHostSec {
 
 enum { RT_MAX_HOST_SECS = 16 };
 
-/* A maximal address range mapped to one atom; the list is sorted and disjoint. */
-typedef struct RtAtomRange {
-    uint64_t lo, hi;
-    uint8_t atom;
-} RtAtomRange;
+/* A maximal address range mapped to one atom; the list is sorted and disjoint, as the
+ * emulator takes it (emu_set_hints). */
+typedef EmuAtomRange RtAtomRange;
 
 /* XMem: the Global Attribute Table, the mapping (what the AAM holds), the AST. */
 typedef struct RtXmem {
