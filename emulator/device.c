@@ -1,8 +1,10 @@
 /*
  * device.c - device creation and teardown, derived properties, status names.
  *
- * The configuration is read from the environment once, at emu_create; the properties
- * programs see (EmuProps) are derived from it here and never change afterwards. With
+ * A system (EmuSystem) holds one finished configuration, read from the environment or
+ * given; each GPU of it is a device made from a copy of that configuration, in its own
+ * part of the global window. The properties programs see (EmuProps) are derived from the
+ * configuration here and never change afterwards. With
  * emu.summary (XGPU_SUMMARY=1) emu_destroy prints the statistics summary on stderr.
  */
 #include <stdio.h>
@@ -56,9 +58,17 @@ static void derive_props(const EmuConfig *c, EmuProps *p)
     p->cc_minor = c->gpu_cc_minor;
 }
 
-/* A device from the configuration source: the environment (env), or config and set. */
-static EmuStatus device_new(EmuDevice **out, int env, const char *config, const char *set,
-                            char *err, size_t errlen)
+/* The part of the global window GPU index of a system of cfg->system_gpus allocates
+ * from (isa.h): one XGPU_GPU_SPAN each, the last one's up to the window's end. */
+static void gpu_range(const EmuConfig *cfg, uint32_t index, uint64_t *base, uint64_t *limit)
+{
+    *base = XGPU_GLOBAL_BASE + XGPU_GPU_SPAN * index;
+    *limit = index + 1 == cfg->system_gpus ? XGPU_PARAM_BASE : *base + XGPU_GPU_SPAN;
+}
+
+/* GPU index of the system cfg (a finished, checked configuration) describes. */
+static EmuStatus device_new(EmuDevice **out, const EmuConfig *cfg, uint32_t index, char *err,
+                            size_t errlen)
 {
     char dummy[8];
     if (!err)
@@ -68,33 +78,114 @@ static EmuStatus device_new(EmuDevice **out, int env, const char *config, const 
         return EMU_ERR_INVALID_VALUE;
     }
     *out = NULL;
+    if (index >= cfg->system_gpus) {
+        snprintf(err, errlen, "no GPU %u: system.gpus is %u", index, cfg->system_gpus);
+        return EMU_ERR_INVALID_VALUE;
+    }
     EmuDevice *d = calloc(1, sizeof *d);
     if (!d) {
         snprintf(err, errlen, "out of host memory");
         return EMU_ERR_OUT_OF_MEMORY;
     }
-    if (env ? emu_config_from_env(&d->cfg, err, errlen)
-            : emu_config_from(&d->cfg, config, set, err, errlen)) {
-        free(d);
-        return EMU_ERR_INVALID_CONFIG;
-    }
+    d->cfg = *cfg;
     derive_props(&d->cfg, &d->props);
-    emu_mem_init(&d->mem, d->cfg.gpu_global_mem_bytes);
+    d->props.gpu_index = index;
+    d->props.gpus = cfg->system_gpus;
+    gpu_range(cfg, index, &d->props.global_base, &d->props.global_limit);
+    emu_mem_init(&d->mem, d->cfg.gpu_global_mem_bytes, d->props.global_base,
+                 d->props.global_limit);
     uvm_init(&d->uvm, &d->cfg);
     d->printf_fifo.limit = d->cfg.emu_printf_fifo_bytes;
     *out = d;
     return EMU_OK;
 }
 
+struct EmuSystem {
+    EmuConfig cfg;
+};
+
+/* A system from the environment (env) or from config and set. */
+static EmuStatus system_new(EmuSystem **out, int env, const char *config, const char *set,
+                            char *err, size_t errlen)
+{
+    char dummy[8];
+    if (!err)
+        err = dummy, errlen = sizeof dummy;
+    if (!out) {
+        snprintf(err, errlen, "emu_system_create: no output pointer");
+        return EMU_ERR_INVALID_VALUE;
+    }
+    *out = NULL;
+    EmuSystem *s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(err, errlen, "out of host memory");
+        return EMU_ERR_OUT_OF_MEMORY;
+    }
+    if (env ? emu_config_from_env(&s->cfg, err, errlen)
+            : emu_config_from(&s->cfg, config, set, err, errlen)) {
+        free(s);
+        return EMU_ERR_INVALID_CONFIG;
+    }
+    *out = s;
+    return EMU_OK;
+}
+
+EmuStatus emu_system_create(EmuSystem **out, char *err, size_t errlen)
+{
+    return system_new(out, 1, NULL, NULL, err, errlen);
+}
+
+EmuStatus emu_system_create_with(EmuSystem **out, const char *config, const char *set,
+                                 char *err, size_t errlen)
+{
+    return system_new(out, 0, config, set, err, errlen);
+}
+
+uint32_t emu_system_gpus(const EmuSystem *s)
+{
+    return s ? s->cfg.system_gpus : 0;
+}
+
+EmuStatus emu_system_device(EmuSystem *s, uint32_t i, EmuDevice **out, char *err, size_t errlen)
+{
+    if (!s) {
+        if (err && errlen)
+            snprintf(err, errlen, "emu_system_device: no system");
+        return EMU_ERR_INVALID_VALUE;
+    }
+    return device_new(out, &s->cfg, i, err, errlen);
+}
+
+void emu_system_destroy(EmuSystem *s)
+{
+    free(s);
+}
+
+/* GPU 0 of a system made for the occasion (made: its status). */
+static EmuStatus first_gpu(EmuStatus made, EmuSystem *s, EmuDevice **out, char *err,
+                           size_t errlen)
+{
+    if (made == EMU_OK)
+        made = emu_system_device(s, 0, out, err, errlen);
+    else if (out)
+        *out = NULL;
+    emu_system_destroy(s);
+    return made;
+}
+
 EmuStatus emu_create(EmuDevice **out, char *err, size_t errlen)
 {
-    return device_new(out, 1, NULL, NULL, err, errlen);
+    EmuSystem *s = NULL;
+    EmuStatus made = emu_system_create(&s, err, errlen);
+    return first_gpu(made, s, out, err, errlen);
 }
 
 EmuStatus emu_create_with(EmuDevice **out, const char *config, const char *set, char *err,
                           size_t errlen)
 {
-    return device_new(out, 0, config, set, err, errlen);
+    EmuSystem *s = NULL;
+    EmuStatus made = emu_system_create_with(&s, config, set, err, errlen);
+    return first_gpu(made, s, out, err, errlen);
 }
 
 void emu_destroy(EmuDevice *d)

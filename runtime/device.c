@@ -1,13 +1,15 @@
 /*
- * device.c - device management: the single emulated device 0, flags, limits, cache and
- * shared-memory preferences, synchronization, reset, peers and versions.
+ * device.c - device management: the system's devices (cudaGetDeviceCount, the current
+ * device per host thread), flags, limits, cache and shared-memory preferences (per
+ * device), synchronization, reset, peers and versions.
  *
  * Launches and copies run to completion when called, so synchronizing flushes device
  * printf and reports the sticky error. cudaDeviceReset flushes printf, writes the
- * statistics gathered so far (XGPU_STATS), destroys the device, its streams and events,
- * restores limits and preferences and clears every error; the next call creates a fresh
- * device (for every thread). Limits other than the printf FIFO are remembered only: the emulator has no
- * device stack limit, device heap or L2 persistence to apply them to.
+ * statistics gathered so far (XGPU_STATS), destroys the current device, the streams and
+ * events, restores its limits and preferences and clears its errors; the next call that
+ * needs it creates a fresh device (for every thread). Limits other than the printf FIFO
+ * are remembered only: the emulator has no device stack limit, device heap or L2
+ * persistence to apply them to.
  */
 #include <stdio.h>
 #include <string.h>
@@ -16,20 +18,28 @@
 
 enum { RT_CUDA_VERSION = 12000 };
 
+/* system.gpus devices: making the system reads the configuration (and fails, naming the
+ * problem, when it is bad). */
 cudaError_t cudaGetDeviceCount(int *count)
 {
+    RT_ENTER(c);
     if (!count)
-        return rt_error(rt_ctx(), cudaErrorInvalidValue);
-    *count = 1;
-    return cudaSuccess;
+        return rt_error(c, cudaErrorInvalidValue);
+    cudaError_t e = rt_system(c);
+    *count = e == cudaSuccess ? c->ndevs : 0;
+    return rt_error(c, e);
 }
 
-/* The current device is per host thread, as in CUDA; device 0 is the only one. */
+/* The current device is per host thread, as in CUDA; the device itself is created by
+ * the first call that needs it. */
 cudaError_t cudaSetDevice(int device)
 {
-    if (device != 0)
-        return rt_error(rt_ctx(), cudaErrorInvalidDevice);
+    RT_ENTER(c);
+    cudaError_t e = rt_valid_device(c, device);
+    if (e != cudaSuccess)
+        return rt_error(c, e);
     rt_thread()->device = device;
+    c->d = &c->devs[device];
     return cudaSuccess;
 }
 
@@ -49,7 +59,7 @@ cudaError_t cudaSetDeviceFlags(unsigned int flags)
         ((flags & cudaDeviceScheduleMask) != 0 && (flags & cudaDeviceScheduleMask) != 1 &&
          (flags & cudaDeviceScheduleMask) != 2 && (flags & cudaDeviceScheduleMask) != 4))
         return rt_error(c, cudaErrorInvalidValue);
-    c->set.flags = flags;
+    c->d->set.flags = flags;
     return cudaSuccess;
 }
 
@@ -58,7 +68,7 @@ cudaError_t cudaGetDeviceFlags(unsigned int *flags)
     if (!flags)
         return rt_error(rt_ctx(), cudaErrorInvalidValue);
     RT_ENTER(c);
-    *flags = c->set.flags;
+    *flags = c->d->set.flags;
     return cudaSuccess;
 }
 
@@ -93,7 +103,7 @@ cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache config)
     RT_ENTER(c);
     if ((unsigned)config > cudaFuncCachePreferEqual)
         return rt_error(c, cudaErrorInvalidValue);
-    c->set.cache = config;
+    c->d->set.cache = config;
     return cudaSuccess;
 }
 
@@ -102,7 +112,7 @@ cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *config)
     if (!config)
         return rt_error(rt_ctx(), cudaErrorInvalidValue);
     RT_ENTER(c);
-    *config = c->set.cache;
+    *config = c->d->set.cache;
     return cudaSuccess;
 }
 
@@ -111,7 +121,7 @@ cudaError_t cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config)
     RT_ENTER(c);
     if ((unsigned)config > cudaSharedMemBankSizeEightByte)
         return rt_error(c, cudaErrorInvalidValue);
-    c->set.shmem = config == cudaSharedMemBankSizeDefault ? cudaSharedMemBankSizeFourByte
+    c->d->set.shmem = config == cudaSharedMemBankSizeDefault ? cudaSharedMemBankSizeFourByte
                                                            : config;
     return cudaSuccess;
 }
@@ -121,7 +131,7 @@ cudaError_t cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *config)
     if (!config)
         return rt_error(rt_ctx(), cudaErrorInvalidValue);
     RT_ENTER(c);
-    *config = c->set.shmem;
+    *config = c->d->set.shmem;
     return cudaSuccess;
 }
 
@@ -139,7 +149,7 @@ cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value)
         if (e != cudaSuccess)
             return rt_error(c, e);
     }
-    c->set.limits[limit] = value;
+    c->d->set.limits[limit] = value;
     return cudaSuccess;
 }
 
@@ -150,7 +160,7 @@ cudaError_t cudaDeviceGetLimit(size_t *value, enum cudaLimit limit)
         return rt_error(c, cudaErrorInvalidValue);
     if ((unsigned)limit >= RT_NLIMITS)
         return rt_error(c, cudaErrorUnsupportedLimit);
-    *value = c->set.limits[limit];
+    *value = c->d->set.limits[limit];
     return cudaSuccess;
 }
 
@@ -164,14 +174,18 @@ cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPr
     return cudaSuccess;
 }
 
-/* One device: it has no peers. */
+/* The devices' memories are separate and a kernel reaches only its own device's
+ * (docs/multi-device.md): no device is a peer of another; cudaMemcpyPeer copies. */
 cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice)
 {
     RT_ENTER(c);
     if (!canAccessPeer)
         return rt_error(c, cudaErrorInvalidValue);
-    if (device != 0 || peerDevice != 0)
-        return rt_error(c, cudaErrorInvalidDevice);
+    cudaError_t e = rt_valid_device(c, device);
+    if (e == cudaSuccess)
+        e = rt_valid_device(c, peerDevice);
+    if (e != cudaSuccess)
+        return rt_error(c, e);
     *canAccessPeer = 0;
     return cudaSuccess;
 }
@@ -181,7 +195,10 @@ cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags)
     RT_ENTER(c);
     if (flags)
         return rt_error(c, cudaErrorInvalidValue);
-    return rt_error(c, cudaErrorInvalidDevice); /* no other device; not itself either */
+    cudaError_t e = rt_valid_device(c, peerDevice);
+    if (e == cudaSuccess)
+        e = peerDevice == c->d->index ? cudaErrorInvalidDevice : cudaErrorPeerAccessUnsupported;
+    return rt_error(c, e);
 }
 
 cudaError_t cudaDriverGetVersion(int *version)

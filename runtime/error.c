@@ -48,8 +48,8 @@ cudaError_t cudaGetLastError(void)
 {
     RT_ENTER(c);
     RtThread *t = rt_thread();
-    if (c->sticky != cudaSuccess)
-        return c->sticky;
+    if (rt_sticky(c) != cudaSuccess)
+        return rt_sticky(c);
     cudaError_t e = t->last;
     t->last = cudaSuccess;
     return e;
@@ -58,7 +58,7 @@ cudaError_t cudaGetLastError(void)
 cudaError_t cudaPeekAtLastError(void)
 {
     RT_ENTER(c);
-    return c->sticky != cudaSuccess ? c->sticky : rt_thread()->last;
+    return rt_sticky(c) != cudaSuccess ? rt_sticky(c) : rt_thread()->last;
 }
 
 /* Records a call's result as the calling thread's last error (when it is one) and

@@ -67,12 +67,12 @@ cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *f
     cudaError_t e = rt_func(c, func, &dev, &fb, &fn);
     if (e != cudaSuccess)
         return rt_error(c, e);
-    const XKernel *k = rt_xkernel(fb, fn);
+    const XKernel *k = rt_xkernel(c, fb, fn);
     const EmuProps *p = emu_props(dev);
     memset(attr, 0, sizeof *attr);
     attr->sharedSizeBytes = k->shared_bytes;
     attr->localSizeBytes = k->local_bytes;
-    attr->constSizeBytes = rt_const_bytes(emu_module_bin(fb->mod));
+    attr->constSizeBytes = rt_const_bytes(emu_module_bin(rt_mod(c, fb)));
     attr->numRegs = (int)k->nregs;
     attr->maxThreadsPerBlock = (int)rt_max_threads(p, k);
     attr->ptxVersion = attr->binaryVersion = (int)(p->cc_major * 10 + p->cc_minor);
@@ -90,7 +90,7 @@ cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, 
     cudaError_t e = rt_func(c, func, &dev, &fb, &fn);
     if (e != cudaSuccess)
         return rt_error(c, e);
-    const XKernel *k = rt_xkernel(fb, fn);
+    const XKernel *k = rt_xkernel(c, fb, fn);
     const EmuProps *p = emu_props(dev);
     switch (attr) {
     case cudaFuncAttributeMaxDynamicSharedMemorySize:
@@ -166,7 +166,7 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlock
     cudaError_t e = rt_func(c, func, &dev, &fb, &fn);
     if (e != cudaSuccess)
         return rt_error(c, e);
-    const XKernel *k = rt_xkernel(fb, fn);
+    const XKernel *k = rt_xkernel(c, fb, fn);
     const EmuProps *p = emu_props(dev);
     uint64_t n = dynamicSMemSize > rt_max_dynamic_shared(p, k, fn)
                      ? 0

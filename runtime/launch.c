@@ -69,9 +69,9 @@ cudaError_t rt_kernel_of(RtContext *c, const void *func, RtFatbin **fb, RtFunc *
     return cudaSuccess;
 }
 
-const XKernel *rt_xkernel(const RtFatbin *fb, const RtFunc *fn)
+const XKernel *rt_xkernel(const RtContext *c, const RtFatbin *fb, const RtFunc *fn)
 {
-    return &emu_module_bin(fb->mod)->kernels[fn->kernel];
+    return &emu_module_bin(rt_mod(c, fb))->kernels[fn->kernel];
 }
 
 static int rt_dim_ok(dim3 d, const uint32_t max[3])
@@ -123,7 +123,7 @@ static void rt_report_fault(const EmuFault *f, cudaError_t e)
 static cudaError_t rt_run(RtContext *c, EmuDevice *dev, RtFatbin *fb, RtFunc *fn, dim3 grid,
                           dim3 block, void **args, size_t shared)
 {
-    const XKernel *k = rt_xkernel(fb, fn);
+    const XKernel *k = rt_xkernel(c, fb, fn);
     cudaError_t e = rt_check_config(emu_props(dev), k, fn, grid, block, shared);
     if (e != cudaSuccess)
         return e;
@@ -139,7 +139,7 @@ static cudaError_t rt_run(RtContext *c, EmuDevice *dev, RtFatbin *fb, RtFunc *fn
         e = rt_managed_to_device(c);
     }
     if (e == cudaSuccess) {
-        s = emu_launch(dev, fb->mod, fn->kernel, (EmuDim3){grid.x, grid.y, grid.z},
+        s = emu_launch(dev, rt_mod(c, fb), fn->kernel, (EmuDim3){grid.x, grid.y, grid.z},
                        (EmuDim3){block.x, block.y, block.z}, shared, buf, k->param_bytes,
                        NULL, &fault);
         rt_managed_to_host(c);
@@ -155,7 +155,7 @@ static cudaError_t rt_run(RtContext *c, EmuDevice *dev, RtFatbin *fb, RtFunc *fn
         if (!fault.kernel[0])
             snprintf(fault.kernel, sizeof fault.kernel, "%s", fn->name);
         rt_report_fault(&fault, e);
-        c->sticky = e;
+        c->d->sticky = e;
     } else if (fault.message[0]) { /* a launch the emulator refused, and why */
         fprintf(stderr, "xgpu: kernel %s: %s\n", fn->name, fault.message);
     }
@@ -226,7 +226,7 @@ cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blo
     RtFatbin *fb = NULL;
     RtFunc *fn = NULL;
     cudaError_t e = rt_launch(c, func, gridDim, blockDim, args, sharedMem, stream, &fb, &fn);
-    if (e == cudaErrorLaunchOutOfResources && fn && emu_kernel_grid_sync(fb->mod, fn->kernel))
+    if (e == cudaErrorLaunchOutOfResources && fn && emu_kernel_grid_sync(rt_mod(c, fb), fn->kernel))
         e = cudaErrorCooperativeLaunchTooLarge;
     return rt_error(c, e);
 }

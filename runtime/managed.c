@@ -13,7 +13,10 @@
  * pages host-resident, which in timing mode makes the first device touch migrate them)
  * and copies every block back after it (kernels run to completion inside the launch, so
  * the host never sees a kernel half done). cudaFree, cudaDeviceReset and the
- * device going away at exit unmap the host side and free the device side.
+ * device going away at exit unmap the host side and free the device side. A block
+ * belongs to the device that was current when it was allocated (its address says
+ * which): that device's launches keep it current, and only that device's kernels can
+ * reach it (docs/multi-device.md).
  *
  * Limits. Every launch compares all managed bytes and copies them back out;
  * a device access to the slack between the block's end and its allocation's end is
@@ -55,7 +58,8 @@ static size_t rt_page(void)
 RtManaged *rt_managed_of(RtContext *c, const void *p)
 {
     const uint8_t *b = p;
-    for (RtManaged *m = c->managed; m; m = m->next)
+    RtDev *d = rt_dev_of(c, p);
+    for (RtManaged *m = d ? d->managed : NULL; m; m = m->next)
         if (b >= m->ptr && b < m->ptr + m->size)
             return m;
     return NULL;
@@ -114,8 +118,8 @@ static cudaError_t rt_managed_new(RtContext *c, EmuDevice *dev, size_t size, voi
     m->ptr = rt_ptr(at);
     m->size = size;
     m->mapped = mapped;
-    m->next = c->managed;
-    c->managed = m;
+    m->next = c->d->managed;
+    c->d->managed = m;
     *out = m->ptr;
     return cudaSuccess;
 }
@@ -132,24 +136,25 @@ cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)
     return rt_error(c, e);
 }
 
-static void rt_managed_release(RtContext *c, RtManaged *m)
+static void rt_managed_release(RtDev *d, RtManaged *m)
 {
     munmap(m->ptr, m->mapped);
-    if (c->dev) {
-        emu_uvm_remove(c->dev, rt_addr(m->ptr));
-        emu_free(c->dev, m->alloc);
+    if (d->emu) {
+        emu_uvm_remove(d->emu, rt_addr(m->ptr));
+        emu_free(d->emu, m->alloc);
     }
     free(m);
 }
 
-/* cudaFree of a managed pointer: it must be the block's start. */
+/* cudaFree of a managed pointer (of any device): it must be the block's start. */
 cudaError_t rt_managed_free(RtContext *c, void *p)
 {
-    for (RtManaged **q = &c->managed; *q; q = &(*q)->next)
+    RtDev *d = rt_dev_of(c, p);
+    for (RtManaged **q = d ? &d->managed : NULL; q && *q; q = &(*q)->next)
         if ((*q)->ptr == p) {
             RtManaged *m = *q;
             *q = m->next;
-            rt_managed_release(c, m);
+            rt_managed_release(d, m);
             return cudaSuccess;
         }
     return cudaErrorInvalidValue;
@@ -159,12 +164,13 @@ cudaError_t rt_managed_free(RtContext *c, void *p)
  * are host-resident again (in timing mode they migrate on first touch). */
 cudaError_t rt_managed_to_device(RtContext *c)
 {
-    for (RtManaged *m = c->managed; m; m = m->next)
-        if (emu_uvm_sync_in(c->dev, rt_addr(m->ptr), m->ptr, m->size) != EMU_OK)
+    RtDev *d = c->d;
+    for (RtManaged *m = d->managed; m; m = m->next)
+        if (emu_uvm_sync_in(d->emu, rt_addr(m->ptr), m->ptr, m->size) != EMU_OK)
             return cudaErrorUnknown;
-    for (RtManagedVar *v = c->managed_vars; v; v = v->next)
-        if ((v->uvm ? emu_uvm_sync_in(c->dev, v->dev, v->shadow, v->size)
-                    : emu_copy_to_device(c->dev, v->dev, v->shadow, v->size)) != EMU_OK)
+    for (RtManagedVar *v = d->managed_vars; v; v = v->next)
+        if ((v->uvm ? emu_uvm_sync_in(d->emu, v->dev, v->shadow, v->size)
+                    : emu_copy_to_device(d->emu, v->dev, v->shadow, v->size)) != EMU_OK)
             return cudaErrorUnknown;
     return cudaSuccess;
 }
@@ -172,16 +178,17 @@ cudaError_t rt_managed_to_device(RtContext *c)
 /* After a launch (also a faulting one): the host sees what the kernel wrote. */
 void rt_managed_to_host(RtContext *c)
 {
-    for (RtManaged *m = c->managed; m; m = m->next)
-        emu_copy_from_device(c->dev, m->ptr, rt_addr(m->ptr), m->size);
-    for (RtManagedVar *v = c->managed_vars; v; v = v->next)
-        emu_copy_from_device(c->dev, v->shadow, v->dev, v->size);
+    RtDev *d = c->d;
+    for (RtManaged *m = d->managed; m; m = m->next)
+        emu_copy_from_device(d->emu, m->ptr, rt_addr(m->ptr), m->size);
+    for (RtManagedVar *v = d->managed_vars; v; v = v->next)
+        emu_copy_from_device(d->emu, v->shadow, v->dev, v->size);
 }
 
 /* The __managed__ variables of fb's module, just loaded, join the list. */
 cudaError_t rt_managed_vars_add(RtContext *c, RtFatbin *fb)
 {
-    const XGpubin *g = emu_module_bin(fb->mod);
+    const XGpubin *g = emu_module_bin(rt_mod(c, fb));
     for (uint32_t i = 0; i < g->nglobals; i++) {
         const XGlobal *x = &g->globals[i];
         RtVar *shadow = NULL;
@@ -193,16 +200,16 @@ cudaError_t rt_managed_vars_add(RtContext *c, RtFatbin *fb)
         uint64_t size = 0;
         if (!v)
             return cudaErrorMemoryAllocation;
-        if (emu_symbol(fb->mod, x->name, &v->dev, &size) != EMU_OK || size != shadow->size) {
+        if (emu_symbol(rt_mod(c, fb), x->name, &v->dev, &size) != EMU_OK || size != shadow->size) {
             free(v);
             return cudaErrorInvalidSymbol;
         }
         v->shadow = (void *)shadow->shadow;
         v->size = (size_t)size;
         /* a zero-sized variable has no pages to track */
-        v->uvm = size && emu_uvm_add(c->dev, v->dev, size) == EMU_OK;
-        v->next = c->managed_vars;
-        c->managed_vars = v;
+        v->uvm = size && emu_uvm_add(c->d->emu, v->dev, size) == EMU_OK;
+        v->next = c->d->managed_vars;
+        c->d->managed_vars = v;
     }
     return cudaSuccess;
 }
@@ -210,23 +217,23 @@ cudaError_t rt_managed_vars_add(RtContext *c, RtFatbin *fb)
 /* Whether the host variable `shadow` is a __managed__ one's. */
 int rt_managed_var(RtContext *c, const void *shadow)
 {
-    for (RtManagedVar *v = c->managed_vars; v; v = v->next)
+    for (RtManagedVar *v = c->d->managed_vars; v; v = v->next)
         if (v->shadow == shadow)
             return 1;
     return 0;
 }
 
-/* The device is going away: every block goes with it. */
-void rt_managed_drop(RtContext *c)
+/* Device d is going away: every block goes with it. */
+void rt_managed_drop(RtDev *d)
 {
-    while (c->managed) {
-        RtManaged *m = c->managed;
-        c->managed = m->next;
-        rt_managed_release(c, m);
+    while (d->managed) {
+        RtManaged *m = d->managed;
+        d->managed = m->next;
+        rt_managed_release(d, m);
     }
-    while (c->managed_vars) {
-        RtManagedVar *v = c->managed_vars;
-        c->managed_vars = v->next;
+    while (d->managed_vars) {
+        RtManagedVar *v = d->managed_vars;
+        d->managed_vars = v->next;
         free(v);
     }
 }
@@ -245,19 +252,21 @@ cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, int dstDevice
 {
     RT_ENTER(c);
     cudaError_t e = rt_managed_hint_range(c, devPtr, count);
-    if (e == cudaSuccess && dstDevice != 0 && dstDevice != RT_CPU_DEVICE_ID)
+    RtDev *d = rt_dev_of(c, devPtr); /* the block's device */
+    int to_device = d && dstDevice == d->index;
+    if (e == cudaSuccess && !to_device && dstDevice != RT_CPU_DEVICE_ID)
         e = cudaErrorInvalidDevice;
     if (e == cudaSuccess && !rt_stream_ok(c, stream))
         e = cudaErrorInvalidResourceHandle;
     /* To the device: what the host wrote moves now, so the next kernel finds the pages
      * resident; to the host: the next device touch migrates them back. */
     uint64_t at = rt_addr(devPtr);
-    if (e == cudaSuccess && dstDevice == 0 &&
-        (emu_uvm_sync_in(c->dev, at, devPtr, count) != EMU_OK ||
-         emu_uvm_prefetch(c->dev, at, count, 1) != EMU_OK))
+    if (e == cudaSuccess && to_device &&
+        (emu_uvm_sync_in(d->emu, at, devPtr, count) != EMU_OK ||
+         emu_uvm_prefetch(d->emu, at, count, 1) != EMU_OK))
         e = cudaErrorUnknown;
     if (e == cudaSuccess && dstDevice == RT_CPU_DEVICE_ID &&
-        emu_uvm_prefetch(c->dev, at, count, 0) != EMU_OK)
+        emu_uvm_prefetch(d->emu, at, count, 0) != EMU_OK)
         e = cudaErrorUnknown;
     return rt_error(c, e);
 }
@@ -268,7 +277,7 @@ cudaError_t cudaMemAdvise(const void *devPtr, size_t count, int advice, int devi
     cudaError_t e = rt_managed_hint_range(c, devPtr, count);
     if (e == cudaSuccess && (advice < RT_ADVISE_FIRST || advice > RT_ADVISE_LAST))
         e = cudaErrorInvalidValue;
-    if (e == cudaSuccess && device != 0 && device != RT_CPU_DEVICE_ID)
+    if (e == cudaSuccess && (device < 0 || device >= c->ndevs) && device != RT_CPU_DEVICE_ID)
         e = cudaErrorInvalidDevice;
     return rt_error(c, e);
 }

@@ -1,10 +1,13 @@
 /*
  * memory.c - device memory: allocation, copies in every direction, memset, symbols,
- * peer copies (one device: only device 0 to device 0).
+ * peer copies between the system's devices.
  *
  * Device pointers are emulator addresses in the global window (isa.h), handed to the
- * program as void *. A pointer inside [XGPU_GLOBAL_BASE, base + the larger of the
- * capacity and the highest range handed out) is a device address, unless it lies in a
+ * program as void *; each device of the system has its own part of the window, so a
+ * pointer names its device (as with CUDA's unified addressing: copies, sets and frees
+ * go to the device that holds the pointer, whichever is current). A pointer inside
+ * [its device's base, base + the larger of the capacity and the highest range handed
+ * out) is a device address, unless it lies in a
  * managed block, which is host memory at a device address (managed.c). Each side of a
  * copy is checked against the direction the call names: a host side that is a device
  * address, or a device side that is not one, is cudaErrorInvalidValue (a device address
@@ -21,18 +24,27 @@
 
 #include "rt.h"
 
-/* In the device window (managed blocks included). */
+/* In the used part of a device's range (managed blocks included). */
 int rt_is_device_ptr(RtContext *c, const void *p)
 {
+    RtDev *d = rt_dev_of(c, p);
+    if (!d)
+        return 0;
     uint64_t used = 0, total = 0;
-    if (c->dev)
-        emu_mem_info(c->dev, &used, &total);
+    if (d->emu)
+        emu_mem_info(d->emu, &used, &total);
     if (total < XGPU_WINDOW_SIZE)
         total = XGPU_WINDOW_SIZE;
-    if (c->dev_hi > XGPU_GLOBAL_BASE && c->dev_hi - XGPU_GLOBAL_BASE > total)
-        total = c->dev_hi - XGPU_GLOBAL_BASE;
-    uint64_t a = rt_addr(p);
-    return a >= XGPU_GLOBAL_BASE && a - XGPU_GLOBAL_BASE < total;
+    if (d->hi > d->base && d->hi - d->base > total)
+        total = d->hi - d->base;
+    return rt_addr(p) - d->base < total;
+}
+
+/* The created device holding device address p (rt_is_device_ptr), or NULL. */
+static EmuDevice *rt_emu_of(RtContext *c, const void *p)
+{
+    RtDev *d = rt_dev_of(c, p);
+    return d ? d->emu : NULL;
 }
 
 RtPtrKind rt_ptr_kind(RtContext *c, const void *p)
@@ -73,7 +85,8 @@ cudaError_t cudaFree(void *devPtr)
         return rt_error(c, e);
     if (rt_managed_of(c, devPtr))
         return rt_error(c, rt_managed_free(c, devPtr));
-    return rt_error(c, rt_from_emu(emu_free(dev, rt_addr(devPtr))));
+    EmuDevice *owner = rt_emu_of(c, devPtr); /* any device's pointer, as with CUDA's UVA */
+    return rt_error(c, rt_from_emu(emu_free(owner ? owner : dev, rt_addr(devPtr))));
 }
 
 cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total)
@@ -101,7 +114,28 @@ static int rt_side_ok(RtContext *c, RtPtrKind k, int device, const void *p, size
     return device ? k == RT_PTR_DEVICE : k == RT_PTR_HOST;
 }
 
-/* A copy of n bytes; the device must exist. Returns the error without recording it. */
+/* n bytes from device sd to device dd, through the host in pieces (the devices'
+ * memories are separate, docs/multi-device.md). */
+static cudaError_t rt_copy_peer(EmuDevice *dd, uint64_t dst, EmuDevice *sd, uint64_t src,
+                                size_t n)
+{
+    enum { PIECE = 1 << 20 };
+    uint8_t *buf = malloc(n < PIECE ? n : PIECE);
+    if (!buf)
+        return cudaErrorMemoryAllocation;
+    EmuStatus s = EMU_OK;
+    for (size_t off = 0; off < n && s == EMU_OK; off += PIECE) {
+        size_t k = n - off < PIECE ? n - off : PIECE;
+        s = emu_copy_from_device(sd, buf, src + off, k);
+        if (s == EMU_OK)
+            s = emu_copy_to_device(dd, dst + off, buf, k);
+    }
+    free(buf);
+    return rt_from_emu(s);
+}
+
+/* A copy of n bytes, each device side on the device whose range holds it; the current
+ * device must exist. Returns the error without recording it. */
 cudaError_t rt_copy(RtContext *c, void *dst, const void *src, size_t n, enum cudaMemcpyKind kind)
 {
     if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault)
@@ -116,14 +150,18 @@ cudaError_t rt_copy(RtContext *c, void *dst, const void *src, size_t n, enum cud
     if (!rt_side_ok(c, dk, ddev, dst, n) || !rt_side_ok(c, sk, sdev, src, n))
         return cudaErrorInvalidValue;
     /* managed memory is host memory here: its host copy is the current one */
-    ddev = dk == RT_PTR_DEVICE;
-    sdev = sk == RT_PTR_DEVICE;
-    if (ddev && sdev)
-        return rt_from_emu(emu_copy_device(c->dev, rt_addr(dst), rt_addr(src), n));
-    if (ddev)
-        return rt_from_emu(emu_copy_to_device(c->dev, rt_addr(dst), src, n));
-    if (sdev)
-        return rt_from_emu(emu_copy_from_device(c->dev, dst, rt_addr(src), n));
+    EmuDevice *dd = dk == RT_PTR_DEVICE ? rt_emu_of(c, dst) : NULL;
+    EmuDevice *sd = sk == RT_PTR_DEVICE ? rt_emu_of(c, src) : NULL;
+    if ((dk == RT_PTR_DEVICE && !dd) || (sk == RT_PTR_DEVICE && !sd))
+        return cudaErrorInvalidValue; /* a device never created holds nothing */
+    if (dd && sd && dd != sd)
+        return rt_copy_peer(dd, rt_addr(dst), sd, rt_addr(src), n);
+    if (dd && sd)
+        return rt_from_emu(emu_copy_device(dd, rt_addr(dst), rt_addr(src), n));
+    if (dd)
+        return rt_from_emu(emu_copy_to_device(dd, rt_addr(dst), src, n));
+    if (sd)
+        return rt_from_emu(emu_copy_from_device(sd, dst, rt_addr(src), n));
     memmove(dst, src, n);
     return cudaSuccess;
 }
@@ -150,20 +188,43 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaM
     return rt_error(c, e);
 }
 
-/* One device: a peer copy is a device-to-device copy on device 0. */
+/* Whether the device side p of n bytes lies on device i of the system. */
+static cudaError_t rt_peer_side(RtContext *c, int i, const void *p, size_t n)
+{
+    if (i < 0 || i >= c->ndevs)
+        return cudaErrorInvalidDevice;
+    if (n && (!p || rt_dev_of(c, p) != &c->devs[i]))
+        return cudaErrorInvalidValue;
+    return cudaSuccess;
+}
+
+/* A device-to-device copy whose sides name their devices (the addresses must be on
+ * them). */
 cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice,
                            size_t count)
 {
-    if (dstDevice != 0 || srcDevice != 0)
-        return rt_error(rt_ctx(), cudaErrorInvalidDevice);
+    RT_ENTER(c);
+    cudaError_t e = rt_device(c, NULL);
+    if (e == cudaSuccess)
+        e = rt_peer_side(c, dstDevice, dst, count);
+    if (e == cudaSuccess)
+        e = rt_peer_side(c, srcDevice, src, count);
+    if (e != cudaSuccess)
+        return rt_error(c, e);
     return cudaMemcpy(dst, src, count, cudaMemcpyDeviceToDevice);
 }
 
 cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice,
                                 size_t count, cudaStream_t stream)
 {
-    if (dstDevice != 0 || srcDevice != 0)
-        return rt_error(rt_ctx(), cudaErrorInvalidDevice);
+    RT_ENTER(c);
+    cudaError_t e = rt_device(c, NULL);
+    if (e == cudaSuccess)
+        e = rt_peer_side(c, dstDevice, dst, count);
+    if (e == cudaSuccess)
+        e = rt_peer_side(c, srcDevice, src, count);
+    if (e != cudaSuccess)
+        return rt_error(c, e);
     return cudaMemcpyAsync(dst, src, count, cudaMemcpyDeviceToDevice, stream);
 }
 
@@ -179,7 +240,8 @@ cudaError_t rt_memset(RtContext *c, void *dst, int value, size_t n)
         memset(dst, value, n);
         return cudaSuccess;
     }
-    return rt_from_emu(emu_memset(c->dev, rt_addr(dst), value, n));
+    EmuDevice *dd = rt_emu_of(c, dst);
+    return rt_from_emu(emu_memset(dd ? dd : c->d->emu, rt_addr(dst), value, n));
 }
 
 cudaError_t cudaMemset(void *devPtr, int value, size_t count)
@@ -212,7 +274,7 @@ static cudaError_t rt_symbol(RtContext *c, const void *symbol, uint64_t *addr, u
     cudaError_t e = rt_fatbin_load(c, fb);
     if (e != cudaSuccess)
         return e;
-    if (emu_symbol(fb->mod, v->name, addr, size) != EMU_OK)
+    if (emu_symbol(rt_mod(c, fb), v->name, addr, size) != EMU_OK)
         return cudaErrorInvalidSymbol;
     rt_note_device_range(c, *addr, *size);
     return cudaSuccess;

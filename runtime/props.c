@@ -57,7 +57,10 @@ void rt_fill_props(struct cudaDeviceProp *d, const EmuProps *p)
 {
     memset(d, 0, sizeof *d);
     rt_fill_configured(d, p);
-    memcpy(d->uuid.bytes, "xgpu-emulated-0", 16);
+    char uuid[17];
+    snprintf(uuid, sizeof uuid, "xgpu-emulated-%c", "0123456789abcdef"[p->gpu_index & 15]);
+    memcpy(d->uuid.bytes, uuid, 16);
+    d->pciBusID = (int)p->gpu_index; /* tells the system's devices apart */
     d->memPitch = INT_MAX;
     d->textureAlignment = 512;
     d->texturePitchAlignment = 32;
@@ -85,9 +88,7 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
     EmuDevice *dev;
     if (!prop)
         return rt_error(c, cudaErrorInvalidValue);
-    if (device != 0)
-        return rt_error(c, cudaErrorInvalidDevice);
-    cudaError_t e = rt_device(c, &dev);
+    cudaError_t e = rt_device_at(c, device, &dev);
     if (e != cudaSuccess)
         return rt_error(c, e);
     rt_fill_props(prop, emu_props(dev));
@@ -187,9 +188,7 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev
     EmuDevice *dev;
     if (!value)
         return rt_error(c, cudaErrorInvalidValue);
-    if (device != 0)
-        return rt_error(c, cudaErrorInvalidDevice);
-    cudaError_t e = rt_device(c, &dev);
+    cudaError_t e = rt_device_at(c, device, &dev);
     if (e != cudaSuccess)
         return rt_error(c, e);
     for (size_t i = 0; i < sizeof rt_attrs / sizeof rt_attrs[0]; i++)
@@ -202,7 +201,7 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev
     return rt_error(c, cudaErrorInvalidValue);
 }
 
-/* There is one device: it is the best match for any request. */
+/* The system's devices are alike: device 0 matches any request as well as any other. */
 cudaError_t cudaChooseDevice(int *device, const struct cudaDeviceProp *prop)
 {
     if (!device || !prop)

@@ -56,7 +56,8 @@ void **__cudaRegisterFatBinary(void *fatCubin)
     }
     if (!w || w->magic != RT_FATBIN_WRAPPER_MAGIC) {
         fprintf(stderr, "xgpu: unrecognized fat binary wrapper\n");
-        fb->load_error = cudaErrorInvalidKernelImage;
+        for (int i = 0; i < RT_MAX_DEVICES; i++)
+            fb->load_error[i] = cudaErrorInvalidKernelImage;
     } else {
         fb->data = w->data;
     }

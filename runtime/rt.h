@@ -3,10 +3,14 @@
  * group files share.
  *
  * Model. Global constructors register fat binaries, kernels and variables before main
- * runs; registration only records (RtFatbin lists). The first call that needs the device
- * creates it (emu_create, configured from the environment) and each fat binary is loaded
- * (emu_load) the first time one of its kernels or symbols is used. All state lives in
- * one RtContext reached through rt_ctx(), the runtime's only global.
+ * runs; registration only records (RtFatbin lists). The first call that needs a device
+ * makes the system (emu_system_create, configured from the environment: system.gpus
+ * devices) and creates the current device (RtDev, one per device of the system); each
+ * fat binary is loaded (emu_load) on a device the first time one of its kernels or
+ * symbols is used there. All state lives in one RtContext reached through rt_ctx(), the
+ * runtime's only global; what belongs to one device (its emulator device, managed
+ * memory, settings, sticky error, statistics file) is in its RtDev, and c->d is the
+ * calling thread's current one (set at every entry).
  *
  * Threads. One recursive mutex in the context serialises every entry into the runtime
  * and so every call into the emulator: each API function starts with RT_ENTER(c), which
@@ -17,8 +21,9 @@
  *
  * Errors. rt_error() records a failing call's code as the calling thread's last error
  * (cleared by cudaGetLastError). A guest fault, or a device that could not be created,
- * sets `sticky` (process-wide): rt_device() then returns it from every call that touches
- * the device, until cudaDeviceReset. The runtime never exits or aborts.
+ * sets that device's `sticky`; a system that could not be made sets `init_error` for
+ * every device. rt_device() then returns it from every call that touches the device,
+ * until cudaDeviceReset. The runtime never exits or aborts.
  *
  * Handles. Streams, events and pinned host blocks are kept in lists owned by the
  * context; a handle is valid while it is on its list, so a destroyed handle is recognized
@@ -51,6 +56,8 @@
 
 typedef struct RtFatbin RtFatbin;
 
+enum { RT_MAX_DEVICES = 16 }; /* system.gpus at most */
+
 /* A __global__ function: host stub -> kernel name (index resolved at load). */
 typedef struct RtFunc {
     const void *stub;
@@ -74,8 +81,8 @@ struct RtFatbin {
     size_t nfuncs, capfuncs;
     RtVar *vars;
     size_t nvars, capvars;
-    EmuModule *mod;          /* NULL until loaded on the current device */
-    cudaError_t load_error;  /* why loading failed, cudaSuccess when it did not */
+    EmuModule *mod[RT_MAX_DEVICES];          /* per device: NULL until loaded there */
+    cudaError_t load_error[RT_MAX_DEVICES];  /* why loading failed there, or cudaSuccess */
     RtFatbin *next;
 };
 
@@ -183,22 +190,34 @@ typedef struct RtLDescs {
     uint64_t launches;      /* launches so far */
 } RtLDescs;
 
+/* One device of the system (cudaSetDevice's numbering): the emulator's device, created
+ * on first use, and what the runtime keeps for it. */
+typedef struct RtDev {
+    EmuDevice *emu;
+    int index;
+    uint64_t base, limit; /* the device's part of the global window (EmuProps) */
+    uint64_t hi;        /* end of the highest range handed out on this device */
+    cudaError_t sticky; /* guest fault on this device */
+    char *stats_path;   /* where its statistics go (XGPU_STATS, numbered past device 0) */
+    RtManaged *managed;
+    RtManagedVar *managed_vars; /* __managed__ variables of the modules loaded here */
+    RtSettings set;
+} RtDev;
+
 typedef struct RtContext {
     pthread_mutex_t lock; /* recursive; held by every API call (RT_ENTER) */
     RtFatbin *fatbins;
-    EmuDevice *dev;
-    uint64_t dev_hi;    /* end of the highest device range handed out on this device */
-    cudaError_t sticky; /* guest fault or failed device creation */
-    char *stats_path;   /* XGPU_STATS at device creation, or NULL */
+    EmuSystem *sys;     /* the environment's system, made on first need */
+    cudaError_t init_error; /* the system could not be made: every device call fails */
+    int ndevs;          /* system.gpus */
+    RtDev devs[RT_MAX_DEVICES];
+    RtDev *d;           /* the calling thread's current device (set by rt_enter) */
     int exit_hook;      /* atexit handler installed */
     int launch_blocking; /* CUDA_LAUNCH_BLOCKING=1: printf is flushed after launches too */
     struct CUstream_st *streams;
     struct CUevent_st *events;
     RtHostBlock *host_blocks;
     RtHostBlock *host_regs; /* cudaHostRegister ranges (flags as registered) */
-    RtManaged *managed;
-    RtManagedVar *managed_vars; /* __managed__ variables of the loaded modules */
-    RtSettings set;
     RtXmem xmem;
     RtLDescs ld;
 } RtContext;
@@ -206,7 +225,7 @@ typedef struct RtContext {
 /* What CUDA keeps per host thread. */
 typedef struct RtThread {
     cudaError_t last; /* last error of a call, for cudaGetLastError */
-    int device;       /* cudaSetDevice (always 0: one device) */
+    int device;       /* cudaSetDevice: an index below the system's device count */
     RtLaunchConfig pending[RT_MAX_PENDING_CONFIGS];
     int npending;
 } RtThread;
@@ -222,6 +241,20 @@ void rt_leave(RtContext **c);
 
 /* context.c */
 cudaError_t rt_device(RtContext *c, EmuDevice **dev);
+cudaError_t rt_system(RtContext *c);
+cudaError_t rt_valid_device(RtContext *c, int device);
+cudaError_t rt_device_at(RtContext *c, int i, EmuDevice **dev);
+RtDev *rt_dev_of(RtContext *c, const void *p);
+/* The error every call touching the current device returns: the system's, or the
+ * device's sticky fault. */
+static inline cudaError_t rt_sticky(const RtContext *c)
+{
+    return c->init_error != cudaSuccess ? c->init_error : c->d->sticky;
+}
+static inline EmuModule *rt_mod(const RtContext *c, const RtFatbin *fb)
+{
+    return fb->mod[c->d->index];
+}
 cudaError_t rt_fatbin_load(RtContext *c, RtFatbin *fb);
 int rt_find_func(RtContext *c, const void *stub, RtFatbin **fb, RtFunc **fn);
 int rt_find_var(RtContext *c, const void *shadow, RtFatbin **fb, RtVar **var);
@@ -263,7 +296,7 @@ int rt_managed_range(RtContext *c, const void *p, size_t n);
 cudaError_t rt_managed_free(RtContext *c, void *p);
 cudaError_t rt_managed_to_device(RtContext *c);
 void rt_managed_to_host(RtContext *c);
-void rt_managed_drop(RtContext *c);
+void rt_managed_drop(RtDev *d);
 cudaError_t rt_managed_vars_add(RtContext *c, RtFatbin *fb);
 int rt_managed_var(RtContext *c, const void *shadow);
 /* CUDA functions cuda_runtime_api.h does not declare yet (advice and device as int). */
@@ -276,7 +309,7 @@ void rt_host_regs_free(RtContext *c);
 
 /* launch.c */
 cudaError_t rt_kernel_of(RtContext *c, const void *func, RtFatbin **fb, RtFunc **fn);
-const XKernel *rt_xkernel(const RtFatbin *fb, const RtFunc *fn);
+const XKernel *rt_xkernel(const RtContext *c, const RtFatbin *fb, const RtFunc *fn);
 
 /* hosttab.c */
 int rt_hostsec_of(const RtHostSec *secs, int n, const void *p);

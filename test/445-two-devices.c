@@ -3,6 +3,7 @@
  * different configurations, created without the environment, run the same kernel with
  * launches interleaved; each keeps its own memory, statistics and memory system, so each
  * gives exactly what it gives alone, and an address of one is unknown to the other.
+ * The GPUs of one system (emu_system_*) are such devices, in disjoint address ranges.
  */
 #include "400-timing-util.h"
 
@@ -100,4 +101,54 @@ Test(two_devices, bad_settings_name_the_key)
     cr_expect_eq(emu_create_with(&d, "no-such-preset", NULL, err, sizeof err),
                  EMU_ERR_INVALID_CONFIG);
     cr_expect(strstr(err, "no-such-preset"), "%s", err);
+}
+
+/* A system of three GPUs: each device made from it has its own part of the global
+ * window (an address names its GPU), runs the kernel with exactly the timing of GPU 0,
+ * and a fourth GPU is refused by name. */
+Test(two_devices, gpus_of_one_system)
+{
+    EmuSystem *s = NULL;
+    char err[256] = "";
+    cr_assert_eq(emu_system_create_with(&s, "rtx2060-s", "emu.mode=timing;system.gpus=3", err,
+                                        sizeof err), EMU_OK, "%s", err);
+    cr_assert_eq(emu_system_gpus(s), 3);
+    static Dev g[3];
+    static uint32_t in[NT + 4096];
+    for (uint32_t i = 0; i < NT + 4096; i++)
+        in[i] = i * 2654435761u >> 20;
+    for (uint32_t i = 0; i < 3; i++) {
+        memset(&g[i], 0, sizeof g[i]);
+        cr_assert_eq(emu_system_device(s, i, &g[i].d, err, sizeof err), EMU_OK, "%s", err);
+        const EmuProps *p = emu_props(g[i].d);
+        cr_expect_eq(p->gpu_index, i);
+        cr_expect_eq(p->gpus, 3);
+        cr_expect_eq(p->global_base, XGPU_GLOBAL_BASE + i * XGPU_GPU_SPAN);
+        cr_expect_eq(p->global_limit, i == 2 ? XGPU_PARAM_BASE : p->global_base + XGPU_GPU_SPAN);
+        g[i].m = t_load(g[i].d, src);
+        cr_assert_eq(emu_malloc(g[i].d, sizeof in, &g[i].buf), EMU_OK);
+        cr_expect_eq(g[i].buf, p->global_base, "GPU %u's first allocation", i);
+        cr_assert_eq(emu_copy_to_device(g[i].d, g[i].buf, in, sizeof in), EMU_OK);
+        dev_launch(&g[i], 0);
+    }
+    for (int i = 1; i < 3; i++) {
+        cr_expect_eq(g[i].cycles[0], g[0].cycles[0], "GPU %d's timing", i);
+        cr_expect_eq(memcmp(g[i].out, g[0].out, sizeof g[0].out), 0, "GPU %d's results", i);
+    }
+    uint32_t w;
+    cr_expect_neq(emu_copy_from_device(g[0].d, &w, g[1].buf, 4), EMU_OK,
+                  "GPU 0 read GPU 1's memory");
+    EmuDevice *d = NULL;
+    cr_expect_eq(emu_system_device(s, 3, &d, err, sizeof err), EMU_ERR_INVALID_VALUE);
+    cr_expect(strstr(err, "system.gpus"), "%s", err);
+    cr_expect_null(d);
+    for (int i = 0; i < 3; i++)
+        emu_destroy(g[i].d);
+    emu_system_destroy(s);
+    cr_expect_eq(emu_system_create_with(&s, NULL, "system.gpus=17", err, sizeof err),
+                 EMU_ERR_INVALID_CONFIG);
+    cr_expect(strstr(err, "system.gpus"), "%s", err);
+    cr_expect_eq(emu_system_create_with(&s, NULL, "system.gpus=2;gpu.global_mem_bytes=2048G",
+                                        err, sizeof err), EMU_ERR_INVALID_CONFIG);
+    cr_expect(strstr(err, "gpu.global_mem_bytes") && strstr(err, "address space"), "%s", err);
 }

@@ -17,6 +17,10 @@
 /* Core and DRAM clocks equal, so DRAM timings read directly as core cycles. */
 #define T_SAME_CLOCKS "gpu.clock_khz=1000000;dram.clock_khz=1000000"
 
+/* The one GPU of a one-GPU system (its address range, for ldst_connect). */
+static const EmuProps t_gpu0 = {.gpus = 1, .global_base = XGPU_GLOBAL_BASE,
+                                .global_limit = XGPU_PARAM_BASE};
+
 static inline EmuConfig t_cfg(const char *sets)
 {
     EmuConfig c;
@@ -50,7 +54,7 @@ static inline void t_mem_open_uvm(TMem *t, const char *sets, struct EmuUvm *uvm)
     for (unsigned i = 0; i < t->nsm; i++) {
         t->u[i] = ldst_new(&t->cfg, i, &t->ctr, err, sizeof err);
         cr_assert(t->u[i], "ldst_new: %s", err);
-        ldst_connect(t->u[i], t->m, t->uvm);
+        ldst_connect(t->u[i], t->m, t->uvm, &t_gpu0);
     }
 }
 

@@ -17,7 +17,7 @@ static void check_preset(const char *name)
     cr_assert(m, "%s: %s", name, err);
     LdSt *u = ldst_new(&c, 0, &ctr, err, sizeof err);
     cr_assert(u, "%s: %s", name, err);
-    ldst_connect(u, m, NULL);
+    ldst_connect(u, m, NULL, &t_gpu0);
     TmAccess a = t_acc(TM_GLOBAL, TM_READ, 4, 0x10000, 4);
     Cycle done[2] = {0, 0}, now = 0;
     for (int i = 0; i < 2; i++) {

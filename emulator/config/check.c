@@ -30,6 +30,7 @@ typedef struct CfgRange {
 static const CfgRange cfg_ranges[] = {
     /* key                          min  max          pow2 why the maximum */
     {"gpu.sm_count",                1,   1024,        0, "the timing model builds every SM"},
+    {"system.gpus",                 1,   16,          0, "the runtime's table of devices"},
     {"gpu.max_threads_per_block",   1,   MAX_U32,     0, NULL},
     {"gpu.max_threads_per_sm",      1,   65536,       0, "2048 warp slots"},
     {"gpu.regs_per_sm",             1,   MAX_U32,     0, NULL},
@@ -145,6 +146,13 @@ static int cfg_check_gpu(const EmuConfig *c, char *err, size_t n)
     if (c->gpu_max_threads_per_block > c->gpu_max_threads_per_sm) {
         snprintf(err, n, "gpu.max_threads_per_block: %u exceeds gpu.max_threads_per_sm (%u)",
                  c->gpu_max_threads_per_block, c->gpu_max_threads_per_sm);
+        return -1;
+    }
+    if (c->system_gpus > 1 && c->gpu_global_mem_bytes > XGPU_GPU_SPAN) {
+        snprintf(err, n, "gpu.global_mem_bytes: %llu exceeds the %llu bytes of address space "
+                 "each GPU of a system.gpus = %u system has",
+                 (unsigned long long)c->gpu_global_mem_bytes,
+                 (unsigned long long)XGPU_GPU_SPAN, c->system_gpus);
         return -1;
     }
     return 0;

@@ -11,10 +11,11 @@
 #include <string.h>
 #include "device.h"
 
-void emu_mem_init(EmuMem *m, uint64_t capacity)
+void emu_mem_init(EmuMem *m, uint64_t capacity, uint64_t base, uint64_t limit)
 {
     memset(m, 0, sizeof *m);
-    m->next = XGPU_GLOBAL_BASE;
+    m->next = base;
+    m->limit = limit;
     m->capacity = capacity;
 }
 
@@ -30,8 +31,9 @@ EmuStatus emu_mem_alloc(EmuMem *m, uint64_t bytes, uint64_t *addr)
 {
     if (bytes > m->capacity - m->used)
         return EMU_ERR_OUT_OF_MEMORY;
-    if (bytes > XGPU_PARAM_BASE - m->next - EMU_ALLOC_GAP - EMU_ALLOC_ALIGN)
-        return EMU_ERR_OUT_OF_MEMORY; /* global window exhausted (never reused) */
+    if (m->next > m->limit || bytes > m->limit - m->next ||
+        m->limit - m->next - bytes < EMU_ALLOC_GAP + EMU_ALLOC_ALIGN)
+        return EMU_ERR_OUT_OF_MEMORY; /* the device's range is exhausted (never reused) */
     if (m->nlive == m->cap) {
         size_t cap = m->cap ? m->cap * 2 : 64;
         EmuAlloc *p = realloc(m->live, cap * sizeof *p);

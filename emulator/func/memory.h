@@ -2,7 +2,8 @@
  * memory.h - device memory: the table of live global allocations and the record of
  * freed ones.
  *
- * Allocations are carved upward from XGPU_GLOBAL_BASE, 256-byte aligned, with a 256-byte
+ * Allocations are carved upward from the device's base (EmuProps.global_base: each GPU of
+ * a system has its own part of the global window), 256-byte aligned, with a 256-byte
  * unmapped gap after each one so that running off the end faults instead of landing in a
  * neighbour. Addresses are never reused, so a stale pointer can always be recognised:
  * the last EMU_FREED_KEEP freed ranges are remembered to name them in fault messages.
@@ -36,10 +37,11 @@ typedef struct EmuMem {
     EmuRange freed[EMU_FREED_KEEP]; /* ring */
     size_t nfreed;  /* total ever freed */
     uint64_t next;  /* next base to hand out */
+    uint64_t limit; /* end of the device's address range */
     uint64_t used, capacity;
 } EmuMem;
 
-void emu_mem_init(EmuMem *m, uint64_t capacity);
+void emu_mem_init(EmuMem *m, uint64_t capacity, uint64_t base, uint64_t limit);
 void emu_mem_fini(EmuMem *m);
 EmuStatus emu_mem_alloc(EmuMem *m, uint64_t bytes, uint64_t *addr);
 EmuStatus emu_mem_release(EmuMem *m, uint64_t addr);

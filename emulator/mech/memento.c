@@ -147,8 +147,9 @@ static void sthld_interval(TmGpu *g, void *state)
         return;
     uint64_t len = g->cfg->memento_interval;
     sthld_settle(g, l, g->now);
-    tm_sthld_step(&l->sthld, (double)(g->ctr.warp_insns - l->insns) / (double)len);
-    l->insns = g->ctr.warp_insns;
+    uint64_t insns = tm_warp_insns(g);
+    tm_sthld_step(&l->sthld, (double)(insns - l->insns) / (double)len);
+    l->insns = insns;
     l->next += len;
 }
 

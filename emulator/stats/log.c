@@ -1,7 +1,7 @@
 /*
  * log.c - what the timing model leaves of each launch on the device: its counters
  * (TmCounters, by launch index) and its observer's report (TmReport), kept from
- * tm_record until emu_destroy; and the lookups of both (emu_launch_counters,
+ * tm_record until emu_destroy (with stats.per_unit the report holds the units' counters); and the lookups of both (emu_launch_counters,
  * emu_launch_counter, emu_launch_report).
  */
 #include <stddef.h>
@@ -14,6 +14,7 @@ void tm_report_free(TmReport *r)
 {
     free(r->name);
     free(r->value);
+    free(r->unit);
     *r = (TmReport){0};
 }
 
@@ -54,7 +55,7 @@ void tm_record(EmuDevice *d, size_t i, const TmCounters *ctr, TmReport *rep)
 const TmReport *emu_launch_report(const EmuDevice *d, size_t i)
 {
     const TmLog *log = d ? d->tm_log : NULL;
-    return log && i < log->n && log->rep[i].n ? &log->rep[i] : NULL;
+    return log && i < log->n && (log->rep[i].n || log->rep[i].unit) ? &log->rep[i] : NULL;
 }
 
 const TmCounters *emu_launch_counters(const EmuDevice *d, size_t i)

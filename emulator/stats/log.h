@@ -12,7 +12,7 @@
 void tm_report_free(TmReport *r);
 /* Keeps ctr as the counters of launch i (after emu_stats_record) and takes rep over. */
 void tm_record(EmuDevice *d, size_t i, const TmCounters *ctr, TmReport *rep);
-/* Launch i's observer report, or NULL. */
+/* Launch i's report (observer figures, per-unit counters), or NULL when it has none. */
 const TmReport *emu_launch_report(const EmuDevice *d, size_t i);
 /* The counters of launch i, or NULL (functional launch). */
 const TmCounters *emu_launch_counters(const EmuDevice *d, size_t i);

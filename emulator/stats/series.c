@@ -70,14 +70,6 @@ void emu_interval_record(EmuDevice *d, Cycle cycle, uint64_t warp_insns, const T
     s->last_insns = warp_insns;
 }
 
-void emu_series_end(EmuDevice *d, Cycle cycle, uint64_t warp_insns, const TmCounters *now)
-{
-    EmuSeries *s = d->series;
-    if (!s)
-        return;
-    emu_interval_record(d, cycle, warp_insns, now);
-}
-
 void emu_series_launch_done(EmuDevice *d, size_t i)
 {
     EmuSeries *s = d->series;

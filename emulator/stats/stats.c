@@ -174,6 +174,31 @@ static const TmReport *launch_report(const EmuDevice *d, size_t i)
     return emu_launch_report ? emu_launch_report(d, i) : NULL;
 }
 
+/* n units' counters from u: an array of objects of the counters that are not 0. */
+static json_object *unit_array(const TmCounters *u, size_t n)
+{
+    json_object *a = json_object_new_array();
+    for (size_t k = 0; k < n; k++) {
+        const uint64_t *v = (const uint64_t *)&u[k];
+        json_object *o = json_object_new_object();
+        for (size_t f = 0; f < emu_stat_nfields(); f++)
+            if (v[f])
+                json_object_object_add(o, emu_stat_field_name(f), json_object_new_uint64(v[f]));
+        json_object_array_add(a, o);
+    }
+    return a;
+}
+
+/* stats.per_unit: every SM's, L2 slice's and DRAM channel's own counters. */
+static json_object *units_json(const TmReport *r)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "sm", unit_array(r->unit, r->nsm));
+    json_object_object_add(o, "l2", unit_array(r->unit + r->nsm, r->nslice));
+    json_object_object_add(o, "dram", unit_array(r->unit + r->nsm + r->nslice, r->nchan));
+    return o;
+}
+
 static json_object *launch_json(const EmuDevice *d, size_t i)
 {
     const EmuLaunchStats *s = &d->launches[i];
@@ -196,11 +221,14 @@ static json_object *launch_json(const EmuDevice *d, size_t i)
     json_object_object_add(o, "cycles", json_object_new_uint64(s->cycles));
     json_object_object_add(o, "ipc", ipc_json(&v));
     json_object_object_add(o, "timing", emu_stats_timing_json(&v));
-    if (launch_report(d, i)) { /* the request observer's figures (mem.observer) */
+    const TmReport *r = launch_report(d, i);
+    if (r && r->n) { /* the request observer's figures (mem.observer) */
         json_object *ob = json_object_new_object();
-        report_add(ob, launch_report(d, i));
+        report_add(ob, r);
         json_object_object_add(o, "observed", ob);
     }
+    if (r && r->unit)
+        json_object_object_add(o, "units", units_json(r));
     if (d->cfg.emu_interval_cycles)
         json_object_object_add(o, "intervals", intervals_json(d, i));
     return o;
@@ -250,6 +278,7 @@ int emu_write_stats_json(const EmuDevice *d, FILE *f)
     else
         json_object_put(observed);
     json_object_object_add(root, "device", json_object_new_string(d->props.name));
+    json_object_object_add(root, "gpu", json_object_new_uint64(d->props.gpu_index));
     json_object_object_add(root, "config", config_json(&d->cfg));
     json_object_object_add(root, "launches", launches);
     json_object_object_add(root, "totals", totals);

@@ -4,7 +4,7 @@
  * per-launch counters, and the summary printed when the device is destroyed.
  *
  * A timing launch calls, in order: emu_series_begin (cycle 0), emu_interval_record every
- * emu.interval_cycles cycles (when that key is > 0), emu_series_end (last cycle), then
+ * emu.interval_cycles cycles (when that key is > 0) and once at its last cycle, then
  * emu_stats_record, which attaches the recorded intervals to the launch. All of them are
  * optional: a launch without them simply has no intervals. Launches of both modes call
  * the progress hooks (emu_progress_begin, emu_progress now and then, emu_progress_end).
@@ -27,12 +27,10 @@ typedef struct EmuInterval {
     TmCounters ctr;      /* counter increments in it */
 } EmuInterval;
 
-/* now: the device's running counters (the same object every call of a launch). */
+/* now: the launch's counters so far (copied). */
 void emu_series_begin(EmuDevice *d, const TmCounters *now);
 /* cycle: launch-relative; warp_insns: warp instructions issued by the launch so far. */
 void emu_interval_record(EmuDevice *d, Cycle cycle, uint64_t warp_insns, const TmCounters *now);
-/* Records the last partial interval (if the series is on). */
-void emu_series_end(EmuDevice *d, Cycle cycle, uint64_t warp_insns, const TmCounters *now);
 
 /* progress.c: the progress line (emu.progress) of a launch, in either mode. wanted: the
  * configuration and stderr allow one; begin/end bracket a launch (end erases the line

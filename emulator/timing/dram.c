@@ -91,9 +91,8 @@ void dram_free(DramChan *ch)
     ch->bank = NULL, ch->q = NULL;
 }
 
-void dram_next_launch(DramChan *ch, TmCounters *ctr)
+void dram_next_launch(DramChan *ch)
 {
-    ch->ctr = ctr;
     ch->pick_ready = ch->col_ready = ch->rrd_ready = ch->bus_free = 0;
     for (unsigned b = 0; b < ch->nbanks; b++)
         ch->bank[b].act_ready = ch->bank[b].pre_ready = 0;

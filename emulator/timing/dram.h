@@ -62,8 +62,8 @@ struct DramChan {
 int dram_init(DramChan *ch, const EmuConfig *cfg, TmCounters *ctr, char *err, size_t n);
 void dram_free(DramChan *ch);
 /* A new launch (memsys_next_launch): the channel is idle; its timing restarts at cycle 0,
- * the banks' open rows stay; it adds to ctr. */
-void dram_next_launch(DramChan *ch, TmCounters *ctr);
+ * the banks' open rows stay (memsys_count_into says where it counts). */
+void dram_next_launch(DramChan *ch);
 uint64_t dram_cycle(const DramChan *ch, Cycle core);  /* first DRAM cycle at/after core */
 Cycle dram_core(const DramChan *ch, uint64_t dram);   /* first core cycle at/after dram */
 /* Queues r, arrived at core cycle now. Returns -1 when out of memory. */

@@ -141,6 +141,22 @@ static int gpu_memsys(TmGpu *g, char *err, size_t n)
     return 0;
 }
 
+/* stats.per_unit: every SM, L2 slice and DRAM channel counts into its own counters. */
+static int gpu_units(TmGpu *g, char *err, size_t n)
+{
+    const EmuConfig *c = g->cfg;
+    g->nslice = c->core_mem_latency ? 0 : c->l2_slices;
+    g->nchan = c->core_mem_latency ? 0 : c->dram_channels;
+    g->unit = calloc((size_t)c->gpu_sm_count + g->nslice + g->nchan, sizeof *g->unit);
+    if (!g->unit) {
+        snprintf(err, n, "stats.per_unit: out of host memory");
+        return -1;
+    }
+    if (g->mem)
+        memsys_count_into(g->mem, &g->ctr, g->unit + c->gpu_sm_count);
+    return 0;
+}
+
 static EmuStatus gpu_setup(TmGpu *g, const EmuModule *m, int kernel, char *err, size_t n)
 {
     const XKernel *k = &m->bin->kernels[kernel];
@@ -197,6 +213,8 @@ static EmuStatus gpu_setup(TmGpu *g, const EmuModule *m, int kernel, char *err, 
     }
     if (!c->core_mem_latency && gpu_memsys(g, err, n))
         return EMU_ERR_INVALID_CONFIG;
+    if (c->stats_per_unit && gpu_units(g, err, n))
+        return EMU_ERR_OUT_OF_MEMORY;
     g->recv_head = g->mem ? memsys_recv_heads(g->mem) : NULL;
     g->sm = calloc(c->gpu_sm_count, sizeof *g->sm);
     if (!g->sm)
@@ -214,6 +232,7 @@ static void gpu_free(TmGpu *g)
     free(g->sm);
     if (g->mem && g->mem_owned)
         memsys_free(g->mem);
+    free(g->unit);
     for (unsigned i = 0; i < TM_NSLOTS; i++)
         if (g->mech[i].hooks && g->mech[i].hooks->end && g->mech[i].state)
             g->mech[i].hooks->end(g, g->mech[i].state);
@@ -341,6 +360,35 @@ static void mech_events(TmGpu *g)
     }
 }
 
+uint64_t tm_warp_insns(const TmGpu *g)
+{
+    uint64_t n = g->ctr.warp_insns;
+    for (uint32_t i = 0; g->unit && i < g->nsm; i++)
+        n += g->unit[i].warp_insns;
+    return n;
+}
+
+void tm_counters_now(const TmGpu *g, TmCounters *out)
+{
+    *out = g->ctr;
+    uint64_t *o = (uint64_t *)out;
+    for (size_t u = 0; g->unit && u < (size_t)g->nsm + g->nslice + g->nchan; u++) {
+        const uint64_t *v = (const uint64_t *)&g->unit[u];
+        for (size_t i = 0; i < sizeof *out / sizeof *o; i++)
+            o[i] += v[i];
+    }
+}
+
+/* The interval series' record at cycle upto. */
+static void gpu_interval(TmGpu *g, Cycle upto)
+{
+    if (!g->d->series)
+        return;
+    TmCounters now;
+    tm_counters_now(g, &now);
+    emu_interval_record(g->d, upto, now.warp_insns, &now);
+}
+
 static EmuStatus gpu_run(TmGpu *g, EmuFault *fault)
 {
     uint64_t interval = g->cfg->emu_interval_cycles, next_rec = interval;
@@ -354,8 +402,9 @@ static EmuStatus gpu_run(TmGpu *g, EmuFault *fault)
             return EMU_OK;
         /* the watchdog counts cycles in which units worked but no warp instruction
          * issued: waiting (idle cycles, skipped or not) is not a livelock */
-        if (g->ctr.warp_insns != insns) {
-            insns = g->ctr.warp_insns, progress = g->now, busy = 0;
+        uint64_t done = tm_warp_insns(g);
+        if (done != insns) {
+            insns = done, progress = g->now, busy = 0;
         } else if (work && watch && ++busy >= watch) {
             gpu_dump(g, stderr);
             snprintf(fault->message, sizeof fault->message,
@@ -388,11 +437,11 @@ static EmuStatus gpu_run(TmGpu *g, EmuFault *fault)
             mech_events(g);
         if (interval && g->now >= next_rec) {
             gpu_settle(g, g->now);
-            emu_interval_record(g->d, g->now, g->ctr.warp_insns, &g->ctr);
+            gpu_interval(g, g->now);
             next_rec = g->now - g->now % interval + interval;
         }
         if ((g->now & 0x3fff) == 0)
-            emu_progress(g->d, g->now, g->ctr.warp_insns, g->ctas_done, g->ncta);
+            emu_progress(g->d, g->now, tm_warp_insns(g), g->ctas_done, g->ncta);
     }
 }
 
@@ -431,14 +480,18 @@ EmuStatus tm_launch(EmuDevice *d, EmuModule *m, int kernel, EmuExec *x, EmuFault
         s = gpu_run(g, fault);
         emu_progress_end(d);
         gpu_settle(g, g->now + 1);
-        emu_series_end(d, g->now + 1, g->ctr.warp_insns, &g->ctr);
+        gpu_interval(g, g->now + 1);
     }
     if (s && g->fw) {
         emu_exec_bind(x, g->fcta);
         emu_fill_fault(fault, x, m, &m->bin->kernels[kernel], g->fw);
     }
     *cycles = g->now + 1;
-    *ctr = g->ctr;
+    tm_counters_now(g, ctr);
+    if (g->unit && rep) { /* the report takes the units over */
+        rep->unit = g->unit, g->unit = NULL;
+        rep->nsm = g->nsm, rep->nslice = g->nslice, rep->nchan = g->nchan;
+    }
     if (g->obs && g->obs->report && g->mech[TM_SLOT_OBSERVER].state && rep)
         g->obs->report(g, g->mech[TM_SLOT_OBSERVER].state, report_emit, rep);
     x->now = NULL;

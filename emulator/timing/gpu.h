@@ -23,7 +23,9 @@ struct TmGpu {
     MemSys *mem;            /* NULL with core.mem_latency > 0 */
     int mem_owned;          /* mem is this launch's own (l2.persist = false) */
     const Cycle *recv_head; /* memsys_recv_heads(mem), or NULL */
-    TmCounters ctr;
+    TmCounters ctr;         /* the launch's, or with stats.per_unit only the GPU-wide ones */
+    TmCounters *unit;       /* stats.per_unit: nsm + nslice + nchan units' (TmReport) */
+    uint32_t nslice, nchan;
     TmRng rng;
     Cycle now;
     uint64_t ncta, next_cta, ctas_done;
@@ -51,5 +53,10 @@ struct TmGpu {
  * reported; empty without one) in any case. */
 EmuStatus tm_launch(EmuDevice *d, EmuModule *m, int kernel, EmuExec *x, EmuFault *fault,
                     uint64_t *cycles, TmCounters *ctr, TmReport *rep);
+
+/* The launch's warp instructions so far, and all its counters so far (with stats.per_unit
+ * the sum over the units), for what reads them while the launch runs. */
+uint64_t tm_warp_insns(const TmGpu *g);
+void tm_counters_now(const TmGpu *g, TmCounters *out);
 
 #endif

@@ -67,6 +67,9 @@ struct LdSt {
     TmReq *fillbuf;         /* [l1.mshr_merge] requests one fill completes */
     EmuUvm *uvm;            /* managed pages (NULL: none to migrate) */
     const EmuHintTable *hints; /* atoms and descriptors (NULL: none) */
+    /* Lines in [home_lo, home_lo + home_size), this GPU's part of the global window, go
+     * to the memory hierarchy home_by lower: at GPU 0's addresses (ldst_connect). */
+    uint64_t home_lo, home_size, home_by;
     const TmObserverOps *obs;  /* mem.observer (NULL: none) */
     void *obs_state;
     const TmPrefetchOps *pf; /* l1.prefetch */
@@ -145,10 +148,22 @@ void ldst_free(LdSt *u)
     free(u);
 }
 
-void ldst_connect(LdSt *u, MemSys *m, EmuUvm *uvm)
+void ldst_connect(LdSt *u, MemSys *m, EmuUvm *uvm, const EmuProps *p)
 {
     u->l1.mem = m, u->tex.mem = m;
     u->uvm = uvm;
+    u->home_lo = p->global_base;
+    u->home_size = p->global_limit - p->global_base;
+    u->home_by = p->global_base - XGPU_GLOBAL_BASE;
+}
+
+/* The queued requests' lines as the GPU's own memory sees them: every GPU of a system
+ * indexes its caches, slices and banks alike (docs/multi-device.md). */
+static void ldst_home(LdSt *u)
+{
+    for (unsigned i = 0; i < u->qlen; i++)
+        if (u->queue[i].line - u->home_lo < u->home_size)
+            u->queue[i].line -= u->home_by;
 }
 
 /* A free access slot (the table grows; slots are reused). Returns its index or -1. */
@@ -305,6 +320,8 @@ int ldst_issue(LdSt *u, const TmAccess *a, uint64_t tag, Cycle now)
     u->ctr->tex_accesses += a->space == TM_TEX;
     if (u->hints || u->obs)
         ldst_hints(u, a);
+    if (u->home_by)
+        ldst_home(u);
     if (u->pf->observe && a->kind == TM_READ && a->space == TM_GLOBAL)
         u->pf->observe(u->pf_state, a, u->queue, u->qlen, pf_emit, u);
     u->ctr->coal_requests += u->qlen;

@@ -8,6 +8,7 @@
 #define EMU_LDST_H
 
 #include "config/config.h"
+#include "xgpu/emu.h"
 #include "timing/memsys.h"
 #include "timing/timing.h"
 
@@ -17,8 +18,10 @@ struct EmuUvm;
 LdSt *ldst_new(const EmuConfig *cfg, unsigned sm, TmCounters *ctr, char *err, size_t n);
 void ldst_free(LdSt *u);
 /* Connects the unit to the memory system and to the device's managed pages (uvm.h;
- * NULL: no migration cost). */
-void ldst_connect(LdSt *u, MemSys *m, struct EmuUvm *uvm);
+ * NULL: no migration cost); p gives the device's part of the global window, which its
+ * memory hierarchy sees at GPU 0's addresses (hints and managed pages are looked up
+ * before, at the program's addresses). */
+void ldst_connect(LdSt *u, MemSys *m, struct EmuUvm *uvm, const EmuProps *p);
 /* Gives the unit the device's hints (each request is tagged with its atom and descriptor;
  * NULL: none) and the launch's request observer (slots.h; NULL: none). */
 struct EmuHintTable;

@@ -239,21 +239,30 @@ int memsys_next_launch(MemSys *m, TmCounters *ctr)
 {
     if (!memsys_idle(m))
         return -1;
-    m->ctr = ctr, m->icnt.ctr = ctr;
     for (unsigned i = 0; i < m->nsm; i++)
         m->icnt.sm_inject[i] = m->icnt.sm_eject[i] = 0, m->recv_head[i] = TM_NEVER;
     for (unsigned i = 0; i < m->nslice; i++) {
         MsSlice *s = &m->slice[i];
         m->icnt.slice_inject[i] = m->icnt.slice_eject[i] = 0;
-        s->l2.ctr = ctr, s->l2.tried = 0;
+        s->l2.tried = 0;
         s->free = 0, s->blocked = 0;
     }
     for (unsigned i = 0; i < m->nchan; i++)
-        dram_next_launch(&m->chan[i], ctr);
+        dram_next_launch(&m->chan[i]);
+    memsys_count_into(m, ctr, NULL);
     for (unsigned i = 0; i < m->nslice + m->nchan; i++)
         m->unext[i] = TM_NEVER;
     m->quiet = 0, m->seq = 0;
     return 0;
+}
+
+void memsys_count_into(MemSys *m, TmCounters *ctr, TmCounters *unit)
+{
+    m->ctr = ctr, m->icnt.ctr = ctr;
+    for (unsigned i = 0; i < m->nslice; i++)
+        m->slice[i].l2.ctr = unit ? &unit[i] : ctr;
+    for (unsigned i = 0; i < m->nchan; i++)
+        m->chan[i].ctr = unit ? &unit[m->nslice + i] : ctr;
 }
 
 void memsys_free(MemSys *m)

@@ -21,6 +21,10 @@ void memsys_free(MemSys *m);
  * expired in the time between launches) and it adds to ctr from now on. -1, changing
  * nothing, when it is not idle (the last launch ended with requests in flight). */
 int memsys_next_launch(MemSys *m, TmCounters *ctr);
+/* From now on the memory system counts into ctr, or with unit (stats.per_unit) each L2
+ * slice into unit[slice] and each DRAM channel into unit[l2.slices + channel], the
+ * crossbar still into ctr. */
+void memsys_count_into(MemSys *m, TmCounters *ctr, TmCounters *unit);
 /* Offers a request from an SM. Returns 0 when accepted, -1 when the SM's injection port
  * is full this cycle (retry later). */
 int memsys_send(MemSys *m, const TmReq *r, Cycle now);

@@ -55,7 +55,7 @@ TmSm *tm_sm_new(TmGpu *g, uint32_t id, char *err, size_t n)
         snprintf(err, n, "out of host memory");
         return NULL;
     }
-    sm->id = id, sm->gpu = g, sm->cfg = cfg, sm->ctr = &g->ctr, sm->rng = &g->rng;
+    sm->id = id, sm->gpu = g, sm->cfg = cfg, sm->ctr = g->unit ? &g->unit[id] : &g->ctr, sm->rng = &g->rng;
     sm->issue = ops, sm->coll = g->coll, sm->res = g->res;
     /* the issue policy's allocation wins over the collector's, the default is random */
     sm->pick = ops->pick ? ops->pick : sm->coll->pick ? sm->coll->pick : tm_pick_random;
@@ -75,10 +75,10 @@ TmSm *tm_sm_new(TmGpu *g, uint32_t id, char *err, size_t n)
     if (!bad && sm->res->sm_init)
         bad = sm->res->sm_init(sm);
     if (!bad && !cfg->core_mem_latency) {
-        sm->ldst = ldst_new(cfg, id, &g->ctr, err, n);
+        sm->ldst = ldst_new(cfg, id, sm->ctr, err, n);
         if (!sm->ldst)
             return tm_sm_free(sm), NULL;
-        ldst_connect(sm->ldst, g->mem, &g->d->uvm);
+        ldst_connect(sm->ldst, g->mem, &g->d->uvm, &g->d->props);
         ldst_observe(sm->ldst, &g->d->hints, g->obs, g->mech[TM_SLOT_OBSERVER].state);
     }
     if (bad) {

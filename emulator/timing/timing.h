@@ -47,11 +47,17 @@ typedef struct TmAccess {
     uint32_t pc;       /* the instruction that made it (who made a request: pc, SM, warp) */
 } TmAccess;
 
-/* Named figures a mechanism reported for one launch (the observer slot's report). */
+/* What one launch reports besides its counters: the named figures of the observer
+ * slot's report, and with stats.per_unit every unit's own counters: unit[0 .. nsm) the
+ * SMs (with their L1s and LD/ST units), then nslice L2 slices, then nchan DRAM channels
+ * (NULL when off). The launch's counters are the sum of the units' and the GPU-wide
+ * ones (the crossbar, the mechanisms' launch-wide figures). */
 typedef struct TmReport {
     char (*name)[64];
     uint64_t *value;
     size_t n, cap;
+    TmCounters *unit;
+    uint32_t nsm, nslice, nchan;
 } TmReport;
 
 /* A request between an SM's L1 and the memory system: one 128-byte line with the 32-byte

@@ -59,6 +59,11 @@ typedef struct EmuProps {
     uint64_t const_mem_bytes;
     uint32_t clock_khz;
     uint32_t cc_major, cc_minor; /* compute capability reported to programs */
+    /* Which GPU of its system the device is (0 .. gpus - 1), and its part of the global
+     * window: its allocations lie in [global_base, global_limit), disjoint from every
+     * other GPU's, so an address names its device. */
+    uint32_t gpu_index, gpus;
+    uint64_t global_base, global_limit;
 } EmuProps;
 
 /* The memory space and kind of access of a memory fault (EmuFault.space, .access). */
@@ -137,6 +142,21 @@ EmuStatus emu_create_with(EmuDevice **out, const char *config, const char *set, 
                           size_t errlen);
 void emu_destroy(EmuDevice *d);
 const EmuProps *emu_props(const EmuDevice *d);
+
+/* A system: the GPUs one configuration describes (system.gpus, docs/multi-device.md),
+ * read once from the environment (emu_system_create) or from config and set as
+ * emu_create_with takes them. emu_system_device makes GPU i of it, a device like any
+ * other (its own memory, in its own part of the global window, modules, statistics and
+ * memory system), which the caller destroys with emu_destroy, before the system.
+ * emu_create is GPU 0 of the environment's system. */
+typedef struct EmuSystem EmuSystem;
+EmuStatus emu_system_create(EmuSystem **out, char *err, size_t errlen);
+EmuStatus emu_system_create_with(EmuSystem **out, const char *config, const char *set,
+                                 char *err, size_t errlen);
+uint32_t emu_system_gpus(const EmuSystem *s);
+EmuStatus emu_system_device(EmuSystem *s, uint32_t i, EmuDevice **out, char *err,
+                            size_t errlen);
+void emu_system_destroy(EmuSystem *s);
 
 /* Memento reuse profiling (docs/hints.md; XGPU_REUSE_PROFILE=FILE in the runtime): from
  * now on the first warps of each kernel (emu.reuse_profile_warps) record the dynamic

@@ -223,6 +223,9 @@ enum {
 #define XGPU_LOCAL_BASE 0x0000fd0000000000ull
 #define XGPU_SHARED_BASE 0x0000fe0000000000ull
 #define XGPU_WINDOW_SIZE 0x0000000100000000ull
+/* GPU i of a system of several allocates from XGPU_GLOBAL_BASE + i x XGPU_GPU_SPAN (the
+ * last one up to XGPU_PARAM_BASE), so a device address names its GPU. */
+#define XGPU_GPU_SPAN 0x0000010000000000ull
 
 /* One encoded instruction: 32 bytes, the .xgpu.text record. Unused register slots are
  * XREG_RZ; unused fields are zero. */
