@@ -3,7 +3,8 @@
  *
  * The three lines of a diagnostic with a known file, line and column (tabs kept in the
  * caret's indent), the shorter forms without a column, a line or a file, a line past the
- * end of the file, a line longer than what is shown, a buffer too small for the message.
+ * end of the file, a line longer than what is shown, a buffer too small for the message,
+ * and the assembler's messages with and without the name of their text.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "xgpu/diag.h"
+#include "xgpu/gpubin.h"
 #include "xtest.h"
 
 /* What one diagnostic prints to a stream; *errors gets the error count. */
@@ -139,4 +141,19 @@ Test(diag, buffer_gets_the_same_text_or_what_fits)
     cr_expect_eq(strncmp(small, want, 9), 0);
     cr_expect_eq(small[10], 'Z', "nothing written past the buffer");
     free(path);
+}
+
+Test(diag, assembler_errors_carry_their_line)
+{
+    static const char text[] = ".kernel k\n  exit\n  frob r1\n";
+    XGpubin *g = NULL;
+    char err[256] = "";
+    cr_assert_neq(xasm_assemble_named("k.xs", text, &g, err, sizeof err), 0);
+    cr_expect_null(g);
+    cr_expect_str_eq(err, "k.xs:3: error: unknown instruction 'frob'");
+    cr_assert_neq(xasm_assemble(text, &g, err, sizeof err), 0);
+    cr_expect_str_eq(err, "3: unknown instruction 'frob'", "unnamed text: the line alone");
+    char small[12];
+    cr_assert_neq(xasm_assemble_named("k.xs", text, &g, small, sizeof small), 0);
+    cr_expect_str_eq(small, "k.xs:3: err");
 }
