@@ -15,7 +15,8 @@
  * Directives beyond the ones listed in gpubin.h, so that a disassembly reproduces a
  * module exactly: .producer STR, .options STR, .signature STR, .file STR (declares the
  * next file index), .parambytes N, and an optional OFFSET after .param's ALIGN.
- * Errors: -1 and "LINE: message"; nothing is kept.
+ * Errors: -1 and "LINE: message", or "NAME:LINE: error: message" (diag.h) when the
+ * caller names the text; nothing is kept.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -24,6 +25,7 @@
 
 #include "gpubin_int.h"
 #include "asm_lex.h"
+#include "xgpu/diag.h"
 
 typedef struct Fixup {
     uint32_t insn;  /* text index */
@@ -60,6 +62,7 @@ typedef struct Asm {
     int phase_line;      /* its line, 0 when none waits */
     uint32_t capph;
     int line;
+    const char *name;    /* of the text, for messages; NULL when the caller names none */
     char *err;
     size_t errlen;
 } Asm;
@@ -68,9 +71,14 @@ static int err_at(Asm *a, int line, const char *fmt, ...) __attribute__((format(
 static XKernel *cur(Asm *a);
 static int err_at(Asm *a, int line, const char *fmt, ...)
 {
-    char msg[200];
     va_list ap;
     va_start(ap, fmt);
+    if (a->name) {
+        xdiag_vformat(a->err, a->errlen, XDIAG_ERROR, a->name, (unsigned)line, 0, fmt, ap);
+        va_end(ap);
+        return -1;
+    }
+    char msg[200];
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     return gb_fail(a->err, a->errlen, "%d: %s", line, msg);
@@ -766,12 +774,18 @@ static int assemble(Asm *a, const char *text)
         p += n + (p[n] == '\n');
     }
     a->line++;
-    return end_kernel(a) || resolve_symbols(a) || gb_check(&a->g, a->err, a->errlen);
+    if (end_kernel(a) || resolve_symbols(a))
+        return -1;
+    char why[200];
+    if (!gb_check(&a->g, why, sizeof why))
+        return 0;
+    return a->name ? err_at(a, 0, "%s", why) : gb_fail(a->err, a->errlen, "%s", why);
 }
 
-int xasm_assemble(const char *text, XGpubin **out, char *err, size_t errlen)
+int xasm_assemble_named(const char *name, const char *text, XGpubin **out, char *err,
+                        size_t errlen)
 {
-    Asm a = {.err = err, .errlen = errlen};
+    Asm a = {.name = name, .err = err, .errlen = errlen};
     *out = NULL;
     a.g.producer = strdup("xgpu-asm");
     a.g.options = strdup("");
@@ -781,4 +795,9 @@ int xasm_assemble(const char *text, XGpubin **out, char *err, size_t errlen)
         rc = err_at(&a, a.line, "out of memory");
     asm_release(&a);
     return rc ? -1 : 0;
+}
+
+int xasm_assemble(const char *text, XGpubin **out, char *err, size_t errlen)
+{
+    return xasm_assemble_named(NULL, text, out, err, errlen);
 }

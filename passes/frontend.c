@@ -32,6 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "xgpu/diag.h"
+
 /* A growing string; oom sticks once an allocation failed. */
 typedef struct Str {
     char *p;
@@ -49,7 +51,9 @@ typedef struct Entry {
 
 typedef struct Frontend {
     CXTranslationUnit tu;
-    Str errors;                    /* located errors for the driver to print */
+    XDiag diag;                    /* located errors for the driver to print, into errtext */
+    char *errtext;                 /* a memstream's text, opened at the first error */
+    size_t errlen;
     CXPrintingPolicy param_policy; /* parameters: terse, no attributes */
     CXPrintingPolicy decl_policy;  /* template declarations: also the qualified name */
     Entry *v;
@@ -301,12 +305,14 @@ static void check_params(Frontend *fe, CXCursor c)
         CXString fname = clang_getFileName(file), pname = clang_getCursorSpelling(p);
         CXString tname = clang_getTypeSpelling(clang_getCursorType(p));
         const char *pn = clang_getCString(pname);
-        str_addf(&fe->errors,
-                 "%s:%u:%u: error: kernel parameter %s%s%shas type '%s': long double is not "
-                 "supported by xgpu in kernel parameters (the device computes it as double); "
-                 "pass a double\n",
-                 file ? clang_getCString(fname) : "<unknown>", line, col, pn && *pn ? "'" : "",
-                 pn && *pn ? pn : "", pn && *pn ? "' " : "", clang_getCString(tname));
+        if (!fe->diag.out && !(fe->diag.out = open_memstream(&fe->errtext, &fe->errlen)))
+            fe->oom = 1;
+        else
+            xdiag(&fe->diag, XDIAG_ERROR, file ? clang_getCString(fname) : "<unknown>", line,
+                  col, "kernel parameter %s%s%shas type '%s': long double is not supported by "
+                  "xgpu in kernel parameters (the device computes it as double); pass a double",
+                  pn && *pn ? "'" : "", pn && *pn ? pn : "", pn && *pn ? "' " : "",
+                  clang_getCString(tname));
         clang_disposeString(fname), clang_disposeString(pname), clang_disposeString(tname);
     }
 }
@@ -504,11 +510,13 @@ int xgpu_frontend_signatures(const char *src, const char *const *argv, int argc,
     if (tu)
         clang_disposeTranslationUnit(tu);
     clang_disposeIndex(index);
-    if (fe.oom || fe.errors.oom)
-        free(fe.errors.p), xgpu_frontend_free(out);
+    if (fe.diag.out && fclose(fe.diag.out))
+        fe.oom = 1;
+    if (fe.oom)
+        free(fe.errtext), xgpu_frontend_free(out);
     else
-        out->errors = fe.errors.p;
-    return fe.oom || fe.errors.oom ? -1 : 0;
+        out->errors = fe.errtext;
+    return fe.oom ? -1 : 0;
 }
 
 void xgpu_frontend_free(XgpuSignatures *s)

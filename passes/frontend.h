@@ -17,7 +17,8 @@
 typedef struct XgpuSignatures {
     XgpuSignature *v; /* names and signatures are owned by the list */
     unsigned n, cap;
-    char *errors;     /* "file:line:col: error: ...\n" lines, or NULL; owned by the list */
+    char *errors;     /* "file:line:col: error: ...\n" with the source line and a caret
+                       * (xgpu/diag.h), or NULL; owned by the list */
 } XgpuSignatures;
 
 /* Parses src (device side) with the clang command line argv[0..argc) (argv[0] names the

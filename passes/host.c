@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "xgpu/diag.h"
 #include "xgpu/hostsec.h"
 
 enum { HP_MAX_PTRS = 4 };
@@ -70,33 +71,11 @@ typedef struct HostPass {
     LLVMModuleRef m;
     LLVMContextRef ctx;
     LLVMTargetDataRef td;
-    int errors;
+    XDiag diag; /* stderr; counts the errors */
     HpKind atoms, ldesc;
 } HostPass;
 
 /* ---- diagnostics ------------------------------------------------------------------- */
-
-/* Reads line `line` (1-based) of file into buf; 0 when it could. */
-static int hp_source_line(const char *file, unsigned line, char *buf, size_t n)
-{
-    FILE *f = file && *file ? fopen(file, "r") : NULL;
-    if (!f)
-        return -1;
-    unsigned at = 1;
-    int found = -1;
-    while (fgets(buf, (int)n, f)) {
-        size_t l = strlen(buf);
-        int whole = l && buf[l - 1] == '\n';
-        if (at == line) {
-            buf[strcspn(buf, "\r\n")] = 0;
-            found = 0;
-            break;
-        }
-        at += whole;
-    }
-    fclose(f);
-    return found;
-}
 
 /* Moves (line, col) from where clang puts a macro's __LINE__ and __builtin_COLUMN (the
  * end of the invocation, which may span lines) to the macro's name: the last occurrence
@@ -108,7 +87,7 @@ static void hp_locate(const char *file, unsigned *line, unsigned *col, const cha
 {
     char text[1024];
     for (unsigned k = 0; k < HP_MAX_SPAN && k < *line; k++) {
-        if (hp_source_line(file, *line - k, text, sizeof text))
+        if (xdiag_source_line(file, *line - k, text, sizeof text) < 0)
             return;
         const char *best = NULL;
         for (const char *p = strstr(text, macro); p; p = strstr(p + 1, macro))
@@ -127,20 +106,10 @@ static void hp_error(HostPass *hp, const char *file, unsigned line, unsigned col
 static void hp_error(HostPass *hp, const char *file, unsigned line, unsigned col,
                      const char *fmt, ...)
 {
-    hp->errors++;
-    fprintf(stderr, "%s:%u:%u: error: ", file, line, col);
     va_list ap;
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    xdiag_v(&hp->diag, XDIAG_ERROR, file, line, col, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
-    char text[1024];
-    if (!col || hp_source_line(file, line, text, sizeof text))
-        return;
-    fprintf(stderr, "%s\n", text);
-    for (unsigned i = 1; i < col && text[i - 1]; i++)
-        fputc(text[i - 1] == '\t' ? '\t' : ' ', stderr);
-    fprintf(stderr, "^\n");
 }
 
 /* An error with no source location: the module's own name. */
@@ -148,8 +117,9 @@ static void hp_error_here(HostPass *hp, const char *what)
 {
     size_t len;
     const char *src = LLVMGetSourceFileName(hp->m, &len);
-    hp->errors++;
-    fprintf(stderr, "%.*s: error: %s\n", (int)len, src, what);
+    char *name = strndup(src, len);
+    xdiag(&hp->diag, XDIAG_ERROR, name ? name : "<input>", 0, 0, "%s", what);
+    free(name);
 }
 
 /* ---- reading constant records ------------------------------------------------------ */
@@ -491,9 +461,9 @@ static void hp_emit_atoms(HostPass *hp)
         hp_atom(hp, k->sites[i], &v[i]);
     uint8_t *buf = NULL;
     size_t len;
-    if (!v || (!hp->errors && xhost_atoms_write(v, k->nsites, &buf, &len)))
+    if (!v || (!hp->diag.errors && xhost_atoms_write(v, k->nsites, &buf, &len)))
         hp_error_here(hp, "out of memory");
-    else if (!hp->errors)
+    else if (!hp->diag.errors)
         k->table = hp_table(hp, k, buf, len);
     for (size_t i = 0; v && i < k->nsites; i++)
         free((char *)v[i].file);
@@ -509,9 +479,9 @@ static void hp_emit_ldesc(HostPass *hp)
         hp_ldesc(hp, k->sites[i], &v[i]);
     uint8_t *buf = NULL;
     size_t len;
-    if (!v || (!hp->errors && xhost_ldesc_write(v, k->nsites, &buf, &len)))
+    if (!v || (!hp->diag.errors && xhost_ldesc_write(v, k->nsites, &buf, &len)))
         hp_error_here(hp, "out of memory");
-    else if (!hp->errors)
+    else if (!hp->diag.errors)
         k->table = hp_table(hp, k, buf, len);
     for (size_t i = 0; v && i < k->nsites; i++) {
         free((char *)v[i].file);
@@ -524,7 +494,7 @@ static void hp_emit_ldesc(HostPass *hp)
 int xgpu_host_pass(LLVMModuleRef m)
 {
     HostPass hp = {
-        .m = m, .ctx = LLVMGetModuleContext(m),
+        .m = m, .ctx = LLVMGetModuleContext(m), .diag = {.out = stderr},
         .atoms = {.callee = "__xgpu_create_atom", .macro = "CreateAtom",
                   .section = XHOST_ATOMS_SECTION, .magic = XMEM_SITE_MAGIC,
                   .site_size = sizeof(XAtomSite), .recsize = XHOST_ATOM_REC},
@@ -537,11 +507,11 @@ int xgpu_host_pass(LLVMModuleRef m)
     int changed = hp.atoms.nsites || hp.ldesc.nsites;
     if (changed && LLVMPointerSize(hp.td) != sizeof(void *))
         hp_error_here(&hp, "annotations need a host target with the compiler's pointer size");
-    if (changed && !hp.errors && hp.atoms.nsites)
+    if (changed && !hp.diag.errors && hp.atoms.nsites)
         hp_emit_atoms(&hp);
-    if (changed && !hp.errors && hp.ldesc.nsites)
+    if (changed && !hp.diag.errors && hp.ldesc.nsites)
         hp_emit_ldesc(&hp);
-    if (changed && !hp.errors) {
+    if (changed && !hp.diag.errors) {
         hp_rewrite_calls(&hp, &hp.atoms);
         hp_rewrite_calls(&hp, &hp.ldesc);
         hp_constructor(&hp);
@@ -551,7 +521,7 @@ int xgpu_host_pass(LLVMModuleRef m)
     free(hp.atoms.calls);
     free(hp.ldesc.sites);
     free(hp.ldesc.calls);
-    return hp.errors ? -1 : changed;
+    return hp.diag.errors ? -1 : changed;
 }
 
 static int hp_verify(LLVMModuleRef m, const char *path)

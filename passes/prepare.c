@@ -34,26 +34,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "xgpu/diag.h"
+
 #define NVPTX_TRIPLE "nvptx64-nvidia-cuda"
 #define PTX_KERNEL_CC 71u /* llvm::CallingConv::PTX_Kernel */
 
 int lower_diag(const char *src, LLVMValueRef at, const char *fmt, ...)
 {
-    unsigned len = 0, line = 0;
+    unsigned len = 0, line = 0, col = 0;
     const char *file = NULL;
     if (at && (LLVMIsAInstruction(at) || LLVMIsAFunction(at) || LLVMIsAGlobalVariable(at))) {
         file = LLVMGetDebugLocFilename(at, &len);
         line = LLVMGetDebugLocLine(at);
+        col = LLVMGetDebugLocColumn(at); /* instructions only; 0 for the others */
     }
-    if (file && len && line)
-        fprintf(stderr, "%.*s:%u: error: ", (int)len, file, line);
-    else
-        fprintf(stderr, "%s: error: ", src ? src : "<input>");
+    char *name = file && len && line ? strndup(file, len) : NULL;
     va_list ap;
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    if (name)
+        xdiag_v(NULL, XDIAG_ERROR, name, line, col, fmt, ap);
+    else
+        xdiag_v(NULL, XDIAG_ERROR, src ? src : "<input>", 0, 0, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    free(name);
     return -1;
 }
 

@@ -47,6 +47,7 @@
 #include "frontend.h"
 #include "host.h"
 #include "lower/lower.h"
+#include "xgpu/diag.h"
 
 #define MAX_ARGS 512
 
@@ -527,9 +528,9 @@ static void note_spaced_launches(const char *src)
         } else if (c == '<' && i + 2 < n && t[i + 1] == '<' && t[i + 2] != '<') {
             size_t j = skip_blanks(t, i + 2, n);
             if (j > i + 2 && j < n && t[j] == '<')
-                fprintf(stderr, "%s:%u:%u: note: xgpu-cc: clang does not read '<< <' as a "
-                                "kernel launch; write it without spaces inside the chevrons: "
-                                "'kernel<<<grid, block>>>(args)'\n", src, line, col);
+                xdiag(NULL, XDIAG_NOTE, src, line, col, "xgpu-cc: clang does not read '<< <' "
+                      "as a kernel launch; write it without spaces inside the chevrons: "
+                      "'kernel<<<grid, block>>>(args)'");
             i++, col++;
         }
     }
@@ -545,6 +546,33 @@ static const struct {
      "dynamic parallelism (launching a kernel from device code) is not supported by xgpu"},
 };
 
+/* When loc[0..n) ends in ":DIGITS", that number in *v and the length before the colon;
+ * else n. */
+static size_t cut_number(const char *loc, size_t n, unsigned *v)
+{
+    size_t i = n;
+    while (i && loc[i - 1] >= '0' && loc[i - 1] <= '9' && n - i < 9)
+        i--;
+    if (i == n || i == 0 || loc[i - 1] != ':')
+        return n;
+    *v = 0;
+    for (size_t k = i; k < n; k++)
+        *v = *v * 10 + (unsigned)(loc[k] - '0');
+    return i - 1;
+}
+
+/* A note at the place clang printed as loc[0..n): "file:line:col", "file:line" or "file". */
+static void note_at(const char *loc, size_t n, const char *note)
+{
+    unsigned line = 0, col = 0;
+    size_t end = cut_number(loc, n, &col), start = cut_number(loc, end, &line);
+    if (start == end) /* one number: the line */
+        line = col, col = 0;
+    char *file = strndup(loc, start);
+    xdiag(NULL, XDIAG_NOTE, file ? file : "<input>", line, col, "xgpu-cc: %s", note);
+    free(file);
+}
+
 static void note_hints(const Driver *d)
 {
     for (const char *line = d->said; *line;) {
@@ -554,8 +582,7 @@ static void note_hints(const Driver *d)
             const char *at = memmem(line, n, hints[i].error, strlen(hints[i].error));
             const char *colon = at ? memmem(line, n, ": error:", 8) : NULL;
             if (colon)
-                fprintf(stderr, "%.*s: note: xgpu-cc: %s\n", (int)(colon - line), line,
-                        hints[i].note);
+                note_at(line, (size_t)(colon - line), hints[i].note);
         }
         line += n + (end != NULL);
     }

@@ -2,8 +2,9 @@
  * 201-isel-basic.c - instruction selection and the lowering pipeline on small IR
  * snippets: each is written to a temporary .ll file and lowered with xgpu_lower_file
  * (disassembly checked for the expected instructions) or xgpu_lower_to_mir (MIR checked
- * before the backend). Unsupported constructs must give "file:line: error:" (or
- * "file: error:" without debug info) and a non-zero return, never a crash.
+ * before the backend). Unsupported constructs must give "file:line:col: error:" (no col
+ * where the IR has none, "file: error:" without debug info) and a non-zero return, never
+ * a crash.
  */
 
 #include "200-isel-util.h"
@@ -265,7 +266,7 @@ Test(isel_errors, unsupported_intrinsic_with_location)
         "unit: !1, spFlags: DISPFlagDefinition)\n"
         "!6 = !DISubroutineType(types: !7)\n!7 = !{null}\n"
         "!8 = !DILocation(line: 7, column: 3, scope: !5)\n", 0, 0),
-        "k.cu:7: error: in kernel 'k': unsupported intrinsic 'llvm.nvvm.rsqrt.approx.f'");
+        "k.cu:7:3: error: in kernel 'k': unsupported intrinsic 'llvm.nvvm.rsqrt.approx.f'");
 }
 
 Test(isel_errors, atomics_and_external_calls)

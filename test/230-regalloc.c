@@ -373,7 +373,7 @@ static MReg build_sel(void)
     in->src[0] = a;
     in->src[1] = b;
     in->src[2] = c;
-    in->loc = mir_loc(f, mir_file(m, "k.cu"), 42);
+    in->loc = mir_loc(f, mir_file(m, "k.cu"), 42, 0);
     t_st(f, 0, 0, d);
     t_exit(f, 0);
     return d;

@@ -202,15 +202,15 @@ Test(emit, jump_to_a_jump_is_threaded)
 static void line_kernel_a(uint32_t file)
 {
     blocks(1);
-    uint32_t l10 = mir_loc(f, file, 10);
+    uint32_t l10 = mir_loc(f, file, 10, 0);
     MReg p = t_ld(f, 0, XS_PARAM, 0, 0);
     f->blocks[0].ins[0].loc = l10;
     MReg q = t_opi(f, 0, XOP_add, p, 1);
     f->blocks[0].ins[1].loc = l10;
     t_st(f, 0, 0, q);
-    f->blocks[0].ins[2].loc = mir_loc(f, file, 11);
+    f->blocks[0].ins[2].loc = mir_loc(f, file, 11, 0);
     t_exit(f, 0);
-    f->blocks[0].ins[3].loc = mir_loc(f, file, 12);
+    f->blocks[0].ins[3].loc = mir_loc(f, file, 12, 0);
     f->local_bytes = 16;
     f->param_bytes = 4;
 }
@@ -224,10 +224,10 @@ Test(emit, gpubin_kernels_text_and_lines)
     f = mir_func_new(m, "k2");
     blocks(1);
     MReg p = t_ld(f, 0, XS_PARAM, 0, 0);
-    f->blocks[0].ins[0].loc = mir_loc(f, fb, 5);
+    f->blocks[0].ins[0].loc = mir_loc(f, fb, 5, 0);
     t_st(f, 0, 0, p);
     t_exit(f, 0);
-    f->blocks[0].ins[2].loc = mir_loc(f, fb, 6);
+    f->blocks[0].ins[2].loc = mir_loc(f, fb, 6, 0);
     f->shared_bytes = 128;
     backend(f);
     XGpubin bin;

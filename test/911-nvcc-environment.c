@@ -61,6 +61,10 @@ Test(nvcc_env, long_double_parameter_is_a_located_error)
     cr_assert_neq(compile("compat_long_double", "", &out), 0, "compiled:\n%s", out);
     cr_expect(strstr(out, "compat_long_double.cu:5:31: error: kernel parameter 'x' has type "
                           "'long double'"), "%s", out);
+    cr_expect(strstr(out, "pass a double\n"
+                          "                  long double x) { o[0] = (double)(x * 3.0L); }\n"
+                          "                              ^\n"), "no source line and caret:\n%s",
+              out);
     free(out);
 }
 

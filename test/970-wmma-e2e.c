@@ -86,7 +86,7 @@ Test(wmma, saturation_is_a_located_error)
     int rc = xt_runf(&out, "%s/bin/xgpu-cc -g %s -o %s 2>&1", XGPU_BUILD_DIR, src,
                      xt_tmp("wmma_satf"));
     cr_expect_neq(rc, 0, "compiled:\n%s", out);
-    cr_expect(out && strstr(out, "wmma_satf.cu:8: error:"), "not located:\n%s", out);
+    cr_expect(out && strstr(out, "wmma_satf.cu:8:3: error:"), "not located:\n%s", out);
     cr_expect(out && strstr(out, "satfinite"), "%s", out);
     free(out);
 }

@@ -185,6 +185,10 @@ int xgpubin_find_kernel(const XGpubin *g, const char *name);
  *   LABEL:                     a branch target within the current kernel
  * `#` and `//` start comments. On error returns -1 with "LINE: message" in err. */
 int xasm_assemble(const char *text, XGpubin **out, char *err, size_t errlen);
+/* The same for text read from the file `name`: an error is "name:LINE: error: message"
+ * (diag.h), or "name: error: message" when it concerns no line. */
+int xasm_assemble_named(const char *name, const char *text, XGpubin **out, char *err,
+                        size_t errlen);
 
 /* Writes the text form of a whole module (directives, labels L<pc>, instructions) so that
  * xasm_assemble reads it back to the same module. */

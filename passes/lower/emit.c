@@ -230,7 +230,7 @@ static void add_lines(XGpubin *g, const MFunc *f, uint32_t start, uint32_t *cap)
 {
     for (uint32_t pc = 0; pc < f->ncode; pc++) {
         uint32_t l = f->code_loc[pc];
-        MLoc loc = l < f->nlocs ? f->locs[l] : (MLoc){0, 0};
+        MLoc loc = l < f->nlocs ? f->locs[l] : (MLoc){0};
         if (loc.line == 0 && g->nlines) /* unknown: keep the file, line 0 */
             loc.file = g->lines[g->nlines - 1].file;
         XLine *last = g->nlines ? &g->lines[g->nlines - 1] : NULL;

@@ -681,12 +681,13 @@ static void set_loc(Isel *s, LLVMValueRef in)
 {
     LLVMMetadataRef loc = LLVMInstructionGetDebugLoc(in);
     const char *file = NULL;
-    unsigned len = 0, line = 0;
+    unsigned len = 0, line = 0, col = 0;
     while (loc) {
         LLVMMetadataRef scope = LLVMDILocationGetScope(loc);
         LLVMMetadataRef f = scope ? LLVMDIScopeGetFile(scope) : NULL;
         file = f ? LLVMDIFileGetFilename(f, &len) : NULL;
         line = LLVMDILocationGetLine(loc);
+        col = LLVMDILocationGetColumn(loc);
         LLVMMetadataRef outer = LLVMDILocationGetInlinedAt(loc);
         if (!file || !outer || !toolchain_header(file, len))
             break;
@@ -697,7 +698,7 @@ static void set_loc(Isel *s, LLVMValueRef in)
         return;
     }
     char *name = strndup(file, len);
-    s->loc = name ? mir_loc(s->f, mir_file(s->f->mod, name), line) : 0;
+    s->loc = name ? mir_loc(s->f, mir_file(s->f->mod, name), line, col) : 0;
     free(name);
 }
 

@@ -12,24 +12,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "xgpu/diag.h"
+
 int xgpu_load_ir(LLVMContextRef ctx, const char *path, LLVMModuleRef *out)
 {
     LLVMMemoryBufferRef buf;
     char *msg = NULL;
     if (LLVMCreateMemoryBufferWithContentsOfFile(path, &buf, &msg)) {
-        fprintf(stderr, "%s: error: cannot read: %s\n", path, msg ? msg : "?");
+        xdiag(NULL, XDIAG_ERROR, path, 0, 0, "cannot read: %s", msg ? msg : "?");
         LLVMDisposeMessage(msg);
         return -1;
     }
     /* LLVMParseIRInContext takes ownership of buf */
     if (LLVMParseIRInContext(ctx, buf, out, &msg)) {
-        fprintf(stderr, "%s: error: invalid IR: %s\n", path, msg ? msg : "?");
+        xdiag(NULL, XDIAG_ERROR, path, 0, 0, "invalid IR: %s", msg ? msg : "?");
         LLVMDisposeMessage(msg);
         return -1;
     }
     return 0;
 }
 
+/* The kernel's definition: a function's debug location has a line, no column. */
 static void decl_loc(MFunc *f, LLVMValueRef fn)
 {
     unsigned len = 0;
@@ -39,7 +42,7 @@ static void decl_loc(MFunc *f, LLVMValueRef fn)
         return;
     char *name = strndup(file, len);
     if (name)
-        f->decl_loc = mir_loc(f, mir_file(f->mod, name), line);
+        f->decl_loc = mir_loc(f, mir_file(f->mod, name), line, 0);
     free(name);
 }
 

@@ -5,8 +5,9 @@
  * by the files of the lowering (prepare.c, globals.c, isel*.c, pipeline.c) and by the
  * pass tests; it is not an interface for the rest of the project.
  *
- * Diagnostics are printed as "file:line: error: message" (the IR's debug locations, or
- * the input's name when the IR carries none); functions return non-zero after printing.
+ * Diagnostics are printed as "file:line:col: error: message" with the source line and a
+ * caret (xgpu/diag.h; the IR's debug locations, or the input's name when the IR carries
+ * none); functions return non-zero after printing.
  */
 #ifndef XGPU_LOWER_H
 #define XGPU_LOWER_H

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "xgpu/diag.h"
+
 static void die_oom(void)
 {
     fprintf(stderr, "xgpu-cc: out of memory\n");
@@ -110,7 +112,7 @@ MFunc *mir_func_new(MModule *m, const char *name)
     f->mod = m;
     f->signature = xstrdup("");
     mir_vreg_new(f, 0); /* vreg 0 is MREG_NONE */
-    mir_loc(f, 0, 0);   /* loc 0 is "unknown" */
+    mir_loc(f, 0, 0, 0); /* loc 0 is "unknown" */
     m->funcs = xrealloc(m->funcs, (m->nfuncs + 1) * sizeof *m->funcs);
     m->funcs[m->nfuncs++] = f;
     return f;
@@ -179,16 +181,15 @@ uint32_t mir_file(MModule *m, const char *path)
     return m->nfiles++;
 }
 
-uint32_t mir_loc(MFunc *f, uint32_t file, uint32_t line)
+uint32_t mir_loc(MFunc *f, uint32_t file, uint32_t line, uint32_t col)
 {
     if (f->nlocs > 0) {
         MLoc *last = &f->locs[f->nlocs - 1];
-        if (f->nlocs > 1 && last->file == file && last->line == line)
+        if (f->nlocs > 1 && last->file == file && last->line == line && last->col == col)
             return f->nlocs - 1;
     }
     grow((void **)&f->locs, &f->caplocs, f->nlocs, sizeof *f->locs);
-    f->locs[f->nlocs].file = file;
-    f->locs[f->nlocs].line = line;
+    f->locs[f->nlocs] = (MLoc){file, line, col};
     return f->nlocs++;
 }
 
@@ -219,17 +220,22 @@ MInsn *mir_terminator(MFunc *f, uint32_t b)
 int mir_error(MFunc *f, uint32_t loc, const char *fmt, ...)
 {
     MModule *m = f->mod;
+    va_list ap, again;
+    va_start(ap, fmt);
+    va_copy(again, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *msg = xrealloc(NULL, n > 0 ? (size_t)n + 1 : 1);
+    vsnprintf(msg, n > 0 ? (size_t)n + 1 : 1, fmt, again);
+    va_end(again);
     uint32_t l = loc ? loc : f->decl_loc;
     if (l && l < f->nlocs && f->locs[l].file < m->nfiles)
-        fprintf(stderr, "%s:%u: error: ", m->files[f->locs[l].file], f->locs[l].line);
+        xdiag(NULL, XDIAG_ERROR, m->files[f->locs[l].file], f->locs[l].line, f->locs[l].col,
+              "in kernel '%s': %s", f->name, msg);
     else
-        fprintf(stderr, "%s: error: ", m->source ? m->source : "<input>");
-    fprintf(stderr, "in kernel '%s': ", f->name);
-    va_list ap;
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
+        xdiag(NULL, XDIAG_ERROR, m->source ? m->source : "<input>", 0, 0,
+              "in kernel '%s': %s", f->name, msg);
+    free(msg);
     m->errors++;
     return -1;
 }

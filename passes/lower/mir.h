@@ -79,6 +79,7 @@ typedef struct MVreg {
 typedef struct MLoc {
     uint32_t file; /* index into the module's files */
     uint32_t line;
+    uint32_t col;  /* 0 = unknown (messages only; line records carry no column) */
 } MLoc;
 
 /* A __shared__ variable a kernel uses, at its static offset (globals.c). */
@@ -145,15 +146,17 @@ MReg mir_vreg_new(MFunc *f, int wide);
 MInsn *mir_append(MFunc *f, uint32_t b, XOp op, XType type);
 MPhi *mir_phi_new(MFunc *f, uint32_t b, MReg dst, uint32_t nin);
 uint32_t mir_file(MModule *m, const char *path);         /* interned file index */
-uint32_t mir_loc(MFunc *f, uint32_t file, uint32_t line); /* new location index */
+/* A new location index (col 0 when unknown). */
+uint32_t mir_loc(MFunc *f, uint32_t file, uint32_t line, uint32_t col);
 uint32_t mir_global_add(MModule *m, const XGlobal *g);    /* copies g (name and init) */
 /* The terminator of block b, or NULL if it has none yet. */
 MInsn *mir_terminator(MFunc *f, uint32_t b);
 /* Inserts an instruction at position pos of block b and returns it. */
 MInsn *mir_insert(MFunc *f, uint32_t b, uint32_t pos, XOp op, XType type);
 
-/* Reports a user-facing error: "file:line: error: kernel 'k': message" (the kernel's own
- * location when loc is 0). Counts it in m->errors. Returns -1. */
+/* Reports a user-facing error: "file:line:col: error: in kernel 'k': message" and the
+ * source line (diag.h; the kernel's own location when loc is 0). Counts it in m->errors.
+ * Returns -1. */
 int mir_error(MFunc *f, uint32_t loc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "xgpu/diag.h"
+
 #define XGPU_SM70_REGFILE 65536u /* 32-bit registers per SM of sm_70, the compile target */
 
 static void dump(const XgpuLowerOptions *o, MFunc *f, const char *after)
@@ -160,10 +162,8 @@ static int write_module(MModule *mm, const XgpuLowerOptions *o, const char *out_
         rc = -1;
     if (!rc)
         add_phases(&g, mm, o, opts, sizeof opts);
-    if (!rc && out_path && xgpubin_write_fat(&g, out_path, err, sizeof err)) {
-        fprintf(stderr, "%s: error: %s\n", out_path, err);
-        rc = -1;
-    }
+    if (!rc && out_path && xgpubin_write_fat(&g, out_path, err, sizeof err))
+        rc = xdiag(NULL, XDIAG_ERROR, out_path, 0, 0, "%s", err);
     if (!rc && asm_out)
         rc = xgpubin_disassemble(&g, asm_out);
     free(g.kernels);
