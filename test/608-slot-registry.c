@@ -1,10 +1,10 @@
 /*
  * 608-slot-registry: the policy slots' registries (emulator/mech/registry.def: issue
- * order, collector, L1 prefetch, request observer, resource manager, CTA placement)
- * agree with the configuration: every entry's name is a valid value of its key (the
- * key's list of choices is generated from the registry, so the two cannot drift), its ops
- * carry the same name and the hooks the core calls unconditionally, and every choice of
- * the keys resolves to a pair of slots or to an error that names the key.
+ * order, collector, L1 prefetch, request observer, resource manager, CTA placement, L1
+ * and L2 insertion) agree with the configuration: every entry's name is a valid value of
+ * its key (the key's list of choices is generated from the registry, so the two cannot
+ * drift), its ops carry the same name and the hooks the core calls unconditionally, and
+ * every choice of the keys resolves to a pair of slots or to an error that names the key.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -115,6 +115,23 @@ Test(slots, resource_and_placement_registries_match_their_keys)
         cr_expect_eq(tm_placement_find(o->name), o);
     }
     cr_expect_eq(i, count_choices(p->unit));
+}
+
+Test(slots, insertion_registry_matches_both_keys)
+{
+    const char *keys[] = {"l1.insertion", "l2.insertion"};
+    for (int l = 0; l < 2; l++) {
+        const EmuCfgKey *k = key(keys[l]);
+        size_t i = 0;
+        for (const TmInsertionOps *o; (o = tm_insertion_entry(i)); i++) {
+            cr_expect(is_choice(k->unit, o->name), "%s not a choice of %s", o->name, keys[l]);
+            cr_expect_eq(tm_insertion_find(o->name), o);
+            cr_expect(!o->init == !o->free, "%s: init without free or free without init",
+                      o->name);
+        }
+        cr_expect_eq(i, count_choices(k->unit));
+        cr_expect(strstr(k->def, "mru"), "%s defaults to %s, not the baseline", keys[l], k->def);
+    }
 }
 
 Test(slots, every_pair_resolves_or_names_the_key)

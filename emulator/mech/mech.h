@@ -13,6 +13,7 @@
 #define OBSERVER(name, ops) extern const TmObserverOps ops;
 #define RESOURCE(name, ops) extern const TmResourceOps ops;
 #define PLACEMENT(name, ops) extern const TmPlacementOps ops;
+#define INSERTION(name, ops) extern const TmInsertionOps ops;
 #include "mech/registry.def"
 #undef ISSUE
 #undef COLLECTOR
@@ -20,5 +21,6 @@
 #undef OBSERVER
 #undef RESOURCE
 #undef PLACEMENT
+#undef INSERTION
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * registry.c - the policy slots' registry (registry.def), its lookups, and the
  * resolution of a configuration into the issue and collector slots of the SM pipeline;
- * the baselines of the collector (ocu), prefetch (none) and observer (none) slots.
+ * the baselines of the collector (ocu), prefetch (none), observer (none) and insertion
+ * (mru) slots.
  *
  * Resolution: the issue policy is core.sched's entry. The collector is rf.collector's,
  * unless the issue policy brings its own (the two-level register-file-cache schedulers
@@ -21,9 +22,12 @@ const TmPrefetchOps tm_pf_none = {.name = "none"};
 /* Nothing observed. */
 const TmObserverOps tm_obs_none = {.name = "none"};
 
+/* Every line a read miss installs goes where the replacement policy puts it. */
+const TmInsertionOps tm_ins_mru = {.name = "mru"};
+
 /* Every entry of registry.def, with its slot. Every ops table starts with its name, so one
  * lookup serves all slots. */
-enum { K_ISSUE, K_COLLECTOR, K_PREFETCH, K_OBSERVER, K_RESOURCE, K_PLACEMENT };
+enum { K_ISSUE, K_COLLECTOR, K_PREFETCH, K_OBSERVER, K_RESOURCE, K_PLACEMENT, K_INSERTION };
 
 typedef struct MechEntry {
     int kind;
@@ -37,6 +41,7 @@ static const MechEntry registry[] = {
 #define OBSERVER(name, ops) {K_OBSERVER, &ops},
 #define RESOURCE(name, ops) {K_RESOURCE, &ops},
 #define PLACEMENT(name, ops) {K_PLACEMENT, &ops},
+#define INSERTION(name, ops) {K_INSERTION, &ops},
 #include "mech/registry.def"
 #undef ISSUE
 #undef COLLECTOR
@@ -44,6 +49,7 @@ static const MechEntry registry[] = {
 #undef OBSERVER
 #undef RESOURCE
 #undef PLACEMENT
+#undef INSERTION
 };
 
 #define NREGISTRY (sizeof registry / sizeof registry[0])
@@ -124,6 +130,33 @@ const TmPlacementOps *tm_placement_find(const char *name)
 const TmPlacementOps *tm_placement_entry(size_t i)
 {
     return entry(K_PLACEMENT, i);
+}
+
+const TmInsertionOps *tm_insertion_find(const char *name)
+{
+    return find(K_INSERTION, name);
+}
+
+const TmInsertionOps *tm_insertion_entry(size_t i)
+{
+    return entry(K_INSERTION, i);
+}
+
+int tm_insertion_open(const TmInsertionOps **ops, void **state, const EmuConfig *cfg,
+                      int level, char *err, size_t n)
+{
+    const char *key = level == 1 ? "l1.insertion" : "l2.insertion";
+    const char *name = level == 1 ? cfg->l1_insertion : cfg->l2_insertion;
+    *state = NULL;
+    if (!(*ops = tm_insertion_find(name))) {
+        snprintf(err, n, "%s: unknown policy '%s'", key, name);
+        return -1;
+    }
+    if ((*ops)->init && !(*state = (*ops)->init(cfg, level))) {
+        snprintf(err, n, "%s: out of host memory", key);
+        return -1;
+    }
+    return 0;
 }
 
 int tm_slots_resolve(const EmuConfig *cfg, const TmSchedOps **issue,

@@ -131,6 +131,7 @@ CacheLine *cache_victim(Cache *c, uint64_t line)
 void cache_install(Cache *c, CacheLine *l, uint64_t line)
 {
     l->addr = line, l->valid = 0, l->dirty = 0, l->used = 1, l->mshr = 0, l->prefetched = 0;
+    l->bypass = 0;
     c->pol->touch(c, l, 0);
 }
 
@@ -210,10 +211,14 @@ CacheMshr *cache_apply(Cache *c, const TmReq *r, const CachePlan *p)
         return NULL;
     CacheMshr *m = p->mshr;
     if (!m) {
-        if (!p->line->used || p->line->addr != r->line)
+        if (!p->line->used || p->line->addr != r->line) {
             cache_install(c, p->line, r->line);
-        else
+            if (p->insert != TM_INSERT_MRU)
+                p->line->stamp = 0; /* older than any line installed as the policy does */
+            p->line->bypass = p->insert == TM_INSERT_BYPASS;
+        } else {
             cache_touch(c, p->line);
+        }
         m = mshr_alloc(c, r->line);
         p->line->mshr = 1;
     }
@@ -242,6 +247,10 @@ unsigned cache_fill(Cache *c, CacheMshr *m, uint8_t sectors, TmReq *out, unsigne
         c->mshrs_used--;
         if (l)
             l->mshr = 0;
+        if (l && l->bypass && !l->dirty)
+            memset(l, 0, sizeof *l);
+        else if (l)
+            l->bypass = 0; /* written meanwhile: it stays, as any line */
     }
     return k;
 }

@@ -24,6 +24,7 @@ typedef struct CacheLine {
     uint8_t used;   /* the way holds a line (possibly with no valid sector yet) */
     uint8_t mshr;   /* reserved: a miss to it is in flight */
     uint8_t prefetched; /* brought by a prefetch and not yet read by a demand request */
+    uint8_t bypass; /* TM_INSERT_BYPASS: dropped once its miss is served */
 } CacheLine;
 
 typedef struct CacheMshr {
@@ -70,7 +71,15 @@ typedef struct CachePlan {
     CacheMshr *mshr;      /* the existing MSHR, or NULL (a new one is needed) */
     uint64_t evict;       /* a victim's address when it had dirty sectors ... */
     uint8_t evict_dirty;  /* ... and those sectors (write-back caches write them out) */
+    TmInsert insert;      /* set by the owner before cache_apply when the plan installs a
+                           * line: where it goes (TM_INSERT_MRU unless set) */
 } CachePlan;
+
+/* Whether applying plan p for r installs a new line (the insertion slot decides where). */
+static inline int cache_plan_installs(const CachePlan *p, const TmReq *r)
+{
+    return p->out == CACHE_MISS && !p->mshr && !(p->line->used && p->line->addr == r->line);
+}
 
 /* sets*ways*line bytes; policy by name; mshrs entries holding merge requests each. */
 int cache_init(Cache *c, const char *what, unsigned sets, unsigned ways, unsigned line,
@@ -87,12 +96,14 @@ CacheMshr *cache_mshr_find(Cache *c, uint64_t line);
 
 /* Read of r->sectors of r->line: what would happen (no state change). */
 void cache_plan(Cache *c, const TmReq *r, CachePlan *p);
-/* Commits a plan made for r just before: hits touch, misses install the line (the caller
- * has already handled p->evict_dirty), allocate or extend the MSHR and queue r on it.
+/* Commits a plan made for r just before: hits touch, misses install the line where
+ * p->insert says (the caller has already handled p->evict_dirty), allocate or extend the
+ * MSHR and queue r on it.
  * Returns the MSHR (CACHE_MERGE / CACHE_MISS) or NULL. */
 CacheMshr *cache_apply(Cache *c, const TmReq *r, const CachePlan *p);
 /* Sectors arrived for MSHR m: marks them valid, moves the waiters they complete to out
- * (at most max; returns how many), frees the MSHR once nothing is pending. */
+ * (at most max; returns how many), frees the MSHR once nothing is pending (and then drops
+ * a bypassing line that nothing made dirty). */
 unsigned cache_fill(Cache *c, CacheMshr *m, uint8_t sectors, TmReq *out, unsigned max);
 /* Drops every line that is not reserved (kernel boundary). */
 void cache_invalidate(Cache *c);

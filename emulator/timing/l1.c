@@ -17,6 +17,7 @@
 #include "timing/l1.h"
 
 #include <stdio.h>
+#include "timing/slots.h"
 
 static int cache_setup(L1 *l, const char *name, uint64_t bytes, unsigned ways,
                        const EmuConfig *cfg, const char *policy, unsigned mshrs,
@@ -37,8 +38,10 @@ int l1_init(L1 *l, const EmuConfig *cfg, unsigned sm, TmCounters *ctr, char *err
     *l = (L1){.sm = sm, .hit_latency = cfg->l1_hit_latency, .ctr = ctr,
               .n = {&ctr->l1_hits, &ctr->l1_misses, &ctr->l1_sector_misses,
                     &ctr->l1_mshr_merges, &ctr->l1_mshr_stalls}};
-    return cache_setup(l, "l1", cfg->l1_bytes, cfg->l1_ways, cfg, cfg->l1_policy,
-                       cfg->l1_mshrs, cfg->l1_mshr_merge, err, n);
+    if (cache_setup(l, "l1", cfg->l1_bytes, cfg->l1_ways, cfg, cfg->l1_policy,
+                    cfg->l1_mshrs, cfg->l1_mshr_merge, err, n) < 0)
+        return -1;
+    return tm_insertion_open(&l->ins, &l->ins_state, cfg, 1, err, n);
 }
 
 int l1_init_tex(L1 *l, const EmuConfig *cfg, unsigned sm, TmCounters *ctr, char *err,
@@ -55,6 +58,8 @@ int l1_init_tex(L1 *l, const EmuConfig *cfg, unsigned sm, TmCounters *ctr, char 
 void l1_free(L1 *l)
 {
     cache_free(&l->c);
+    if (l->ins && l->ins->free)
+        l->ins->free(l->ins_state);
 }
 
 static L1Result l1_write(L1 *l, const TmReq *r, Cycle now, Cycle *ready)
@@ -95,6 +100,11 @@ static L1Result l1_read(L1 *l, const TmReq *r, Cycle now, int first, Cycle *read
             return L1_BLOCKED;
         ++*l->n.misses;
         *l->n.sector_misses += p.sector_miss;
+        if (l->ins && l->ins->place && cache_plan_installs(&p, r)) {
+            p.insert = l->ins->place(l->ins_state, r);
+            l->ctr->l1_insert_lru += p.insert == TM_INSERT_LRU;
+            l->ctr->l1_bypasses += p.insert == TM_INSERT_BYPASS;
+        }
     }
     if (p.line && p.line->prefetched && p.out != CACHE_MISS) { /* a prefetch's first use */
         p.line->prefetched = 0;

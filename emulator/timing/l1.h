@@ -25,6 +25,8 @@ typedef struct L1 {
     MemSys *mem;
     TmCounters *ctr;
     L1Counters n;
+    const struct TmInsertionOps *ins; /* l1.insertion; NULL: the baseline (texture cache) */
+    void *ins_state;
 } L1;
 
 typedef enum L1Result {

@@ -17,6 +17,7 @@
 #include "timing/l2.h"
 
 #include <stdio.h>
+#include "timing/slots.h"
 
 int l2_init(L2Slice *s, const EmuConfig *cfg, unsigned id, TmCounters *ctr, char *err,
             size_t n)
@@ -26,12 +27,14 @@ int l2_init(L2Slice *s, const EmuConfig *cfg, unsigned id, TmCounters *ctr, char
                    cfg->l2_policy, cfg->l2_mshrs, cfg->l2_mshr_merge, err, n) < 0)
         return -1;
     s->c.set_div = cfg->l2_slices;
-    return 0;
+    return tm_insertion_open(&s->ins, &s->ins_state, cfg, 2, err, n);
 }
 
 void l2_free(L2Slice *s)
 {
     cache_free(&s->c);
+    if (s->ins && s->ins->free)
+        s->ins->free(s->ins_state);
 }
 
 static L2Act writeback(uint64_t line, uint8_t dirty, Cycle at)
@@ -72,6 +75,11 @@ static int l2_read(L2Slice *s, const TmReq *r, Cycle t, L2Act *act)
     if (p.evict_dirty) {
         act[n++] = writeback(p.evict, p.evict_dirty, t);
         s->ctr->l2_writebacks++;
+    }
+    if (s->ins->place && cache_plan_installs(&p, r)) {
+        p.insert = s->ins->place(s->ins_state, r);
+        s->ctr->l2_insert_lru += p.insert == TM_INSERT_LRU;
+        s->ctr->l2_bypasses += p.insert == TM_INSERT_BYPASS;
     }
     cache_apply(&s->c, r, &p);
     if (r->kind == TM_ATOMIC)

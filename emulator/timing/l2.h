@@ -26,6 +26,8 @@ typedef struct L2Slice {
     unsigned id, latency;
     int tried;          /* the waiting head request already counted as a stall */
     TmCounters *ctr;
+    const struct TmInsertionOps *ins; /* l2.insertion */
+    void *ins_state;
 } L2Slice;
 
 int l2_init(L2Slice *s, const EmuConfig *cfg, unsigned id, TmCounters *ctr, char *err,

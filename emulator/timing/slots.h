@@ -21,7 +21,9 @@
  *              figures at the launch's end;
  *   resource manager  core.resource_mgr: whether a CTA can start on an SM, and what a
  *              resident CTA holds;
- *   CTA placement  core.cta_placement: which SM each waiting CTA goes to.
+ *   CTA placement  core.cta_placement: which SM each waiting CTA goes to;
+ *   insertion  l1.insertion, l2.insertion: where in its set a line a read miss brings
+ *              goes, or whether it bypasses the cache.
  */
 #ifndef EMU_TIMING_SLOTS_H
 #define EMU_TIMING_SLOTS_H
@@ -143,6 +145,27 @@ const TmResourceOps *tm_resource_find(const char *name);
 const TmResourceOps *tm_resource_entry(size_t i);
 const TmPlacementOps *tm_placement_find(const char *name);
 const TmPlacementOps *tm_placement_entry(size_t i);
+
+/* The insertion slot (l1.insertion, l2.insertion): one state per cache (per L1, per L2
+ * slice; init's level is 1 or 2). place says, for a read miss r that installs a line,
+ * where the line goes: TM_INSERT_MRU, where the replacement policy puts any line (the
+ * baseline; also when place is NULL); TM_INSERT_LRU, first in line to be evicted unless
+ * a hit promotes it; TM_INSERT_BYPASS, the line holds its way only while its miss is in
+ * flight and is dropped once its waiters have their data. Prefetches, and L2 writes
+ * (write-allocate), are always inserted as the baseline does. */
+typedef struct TmInsertionOps {
+    const char *name;
+    void *(*init)(const EmuConfig *cfg, int level); /* NULL state: out of host memory */
+    void (*free)(void *state);
+    TmInsert (*place)(void *state, const TmReq *r);
+} TmInsertionOps;
+
+const TmInsertionOps *tm_insertion_find(const char *name);
+const TmInsertionOps *tm_insertion_entry(size_t i);
+/* The insertion policy cfg names for a level-1 or level-2 cache, and its state; -1 with
+ * the key named in err when unknown or out of host memory. */
+int tm_insertion_open(const TmInsertionOps **ops, void **state, const EmuConfig *cfg,
+                      int level, char *err, size_t n);
 
 /* The L1 prefetcher named by cfg->l1_prefetch, or NULL (registry.def). */
 const TmPrefetchOps *tm_prefetch_find(const char *name);

@@ -47,6 +47,9 @@ typedef struct TmAccess {
     uint32_t pc;       /* the instruction that made it (who made a request: pc, SM, warp) */
 } TmAccess;
 
+/* Where a line a read miss installs goes (the insertion slot, slots.h). */
+typedef enum TmInsert { TM_INSERT_MRU, TM_INSERT_LRU, TM_INSERT_BYPASS } TmInsert;
+
 /* What one launch reports besides its counters: the named figures of the observer
  * slot's report, and with stats.per_unit every unit's own counters: unit[0 .. nsm) the
  * SMs (with their L1s and LD/ST units), then nslice L2 slices, then nchan DRAM channels
