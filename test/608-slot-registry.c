@@ -1,7 +1,7 @@
 /*
  * 608-slot-registry: the policy slots' registries (emulator/mech/registry.def: issue
  * order, collector, L1 prefetch, request observer, resource manager, CTA placement, L1
- * and L2 insertion) agree with the configuration: every entry's name is a valid value of
+ * and L2 insertion, memory-side transform) agree with the configuration: every entry's name is a valid value of
  * its key (the key's list of choices is generated from the registry, so the two cannot
  * drift), its ops carry the same name and the hooks the core calls unconditionally, and
  * every choice of the keys resolves to a pair of slots or to an error that names the key.
@@ -132,6 +132,20 @@ Test(slots, insertion_registry_matches_both_keys)
         cr_expect_eq(i, count_choices(k->unit));
         cr_expect(strstr(k->def, "mru"), "%s defaults to %s, not the baseline", keys[l], k->def);
     }
+}
+
+Test(slots, transform_registry_matches_mem_transform)
+{
+    const EmuCfgKey *k = key("mem.transform");
+    size_t i = 0;
+    for (const TmTransformOps *o; (o = tm_transform_entry(i)); i++) {
+        cr_expect(is_choice(k->unit, o->name), "%s not a choice of mem.transform", o->name);
+        cr_expect_eq(tm_transform_find(o->name), o);
+        cr_expect(!o->init == !o->free, "%s: init without free or free without init",
+                  o->name);
+    }
+    cr_expect_eq(i, count_choices(k->unit));
+    cr_expect(strstr(k->def, "none"), "mem.transform defaults to %s", k->def);
 }
 
 Test(slots, every_pair_resolves_or_names_the_key)

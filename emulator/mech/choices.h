@@ -13,6 +13,7 @@
 #define RESOURCE(name, ops)
 #define PLACEMENT(name, ops)
 #define INSERTION(name, ops)
+#define TRANSFORM(name, ops)
 
 #undef ISSUE
 #define ISSUE(name, ops) "|" name
@@ -67,6 +68,14 @@ static const char emu_placement_choices[] =
 static const char emu_insertion_choices[] =
 #include "mech/registry.def"
     ;
+#undef INSERTION
+#define INSERTION(name, ops)
+
+#undef TRANSFORM
+#define TRANSFORM(name, ops) "|" name
+static const char emu_transform_choices[] =
+#include "mech/registry.def"
+    ;
 
 #undef ISSUE
 #undef COLLECTOR
@@ -75,6 +84,7 @@ static const char emu_insertion_choices[] =
 #undef RESOURCE
 #undef PLACEMENT
 #undef INSERTION
+#undef TRANSFORM
 
 #define EMU_ISSUE_CHOICES (emu_issue_choices + 1)
 #define EMU_COLLECTOR_CHOICES (emu_collector_choices + 1)
@@ -83,5 +93,6 @@ static const char emu_insertion_choices[] =
 #define EMU_RESOURCE_CHOICES (emu_resource_choices + 1)
 #define EMU_PLACEMENT_CHOICES (emu_placement_choices + 1)
 #define EMU_INSERTION_CHOICES (emu_insertion_choices + 1)
+#define EMU_TRANSFORM_CHOICES (emu_transform_choices + 1)
 
 #endif

@@ -14,6 +14,7 @@
 #define RESOURCE(name, ops) extern const TmResourceOps ops;
 #define PLACEMENT(name, ops) extern const TmPlacementOps ops;
 #define INSERTION(name, ops) extern const TmInsertionOps ops;
+#define TRANSFORM(name, ops) extern const TmTransformOps ops;
 #include "mech/registry.def"
 #undef ISSUE
 #undef COLLECTOR
@@ -22,5 +23,6 @@
 #undef RESOURCE
 #undef PLACEMENT
 #undef INSERTION
+#undef TRANSFORM
 
 #endif

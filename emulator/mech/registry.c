@@ -1,8 +1,8 @@
 /*
  * registry.c - the policy slots' registry (registry.def), its lookups, and the
  * resolution of a configuration into the issue and collector slots of the SM pipeline;
- * the baselines of the collector (ocu), prefetch (none), observer (none) and insertion
- * (mru) slots.
+ * the baselines of the collector (ocu), prefetch (none), observer (none), insertion
+ * (mru) and transform (none) slots.
  *
  * Resolution: the issue policy is core.sched's entry. The collector is rf.collector's,
  * unless the issue policy brings its own (the two-level register-file-cache schedulers
@@ -25,9 +25,13 @@ const TmObserverOps tm_obs_none = {.name = "none"};
 /* Every line a read miss installs goes where the replacement policy puts it. */
 const TmInsertionOps tm_ins_mru = {.name = "mru"};
 
+/* Lines move as they are: one DRAM burst per sector. */
+const TmTransformOps tm_xf_none = {.name = "none"};
+
 /* Every entry of registry.def, with its slot. Every ops table starts with its name, so one
  * lookup serves all slots. */
-enum { K_ISSUE, K_COLLECTOR, K_PREFETCH, K_OBSERVER, K_RESOURCE, K_PLACEMENT, K_INSERTION };
+enum { K_ISSUE, K_COLLECTOR, K_PREFETCH, K_OBSERVER, K_RESOURCE, K_PLACEMENT, K_INSERTION,
+       K_TRANSFORM };
 
 typedef struct MechEntry {
     int kind;
@@ -42,6 +46,7 @@ static const MechEntry registry[] = {
 #define RESOURCE(name, ops) {K_RESOURCE, &ops},
 #define PLACEMENT(name, ops) {K_PLACEMENT, &ops},
 #define INSERTION(name, ops) {K_INSERTION, &ops},
+#define TRANSFORM(name, ops) {K_TRANSFORM, &ops},
 #include "mech/registry.def"
 #undef ISSUE
 #undef COLLECTOR
@@ -50,6 +55,7 @@ static const MechEntry registry[] = {
 #undef RESOURCE
 #undef PLACEMENT
 #undef INSERTION
+#undef TRANSFORM
 };
 
 #define NREGISTRY (sizeof registry / sizeof registry[0])
@@ -140,6 +146,16 @@ const TmInsertionOps *tm_insertion_find(const char *name)
 const TmInsertionOps *tm_insertion_entry(size_t i)
 {
     return entry(K_INSERTION, i);
+}
+
+const TmTransformOps *tm_transform_find(const char *name)
+{
+    return find(K_TRANSFORM, name);
+}
+
+const TmTransformOps *tm_transform_entry(size_t i)
+{
+    return entry(K_TRANSFORM, i);
 }
 
 int tm_insertion_open(const TmInsertionOps **ops, void **state, const EmuConfig *cfg,

@@ -155,6 +155,12 @@ static uint64_t dram_activate(DramChan *ch, DramBank *b, uint64_t t, uint64_t ro
     return a;
 }
 
+/* The bursts a request moves: one per sector, or what the memory-side transform said. */
+static unsigned dram_bursts(const DramReq *r)
+{
+    return r->bursts ? r->bursts : (unsigned)__builtin_popcount(r->sectors);
+}
+
 static void dram_count(DramChan *ch, const DramDone *d)
 {
     TmCounters *k = ch->ctr;
@@ -165,7 +171,7 @@ static void dram_count(DramChan *ch, const DramDone *d)
     k->dram_row_hits += d->row_hit != 0;
     k->dram_row_misses += d->row_hit == 0;
     k->dram_row_conflicts += d->row_conflict != 0;
-    k->dram_bytes += (uint64_t)__builtin_popcount(d->req.sectors) * ch->burst_bytes;
+    k->dram_bytes += (uint64_t)dram_bursts(&d->req) * ch->burst_bytes;
 }
 
 int dram_pick(DramChan *ch, DramDone *d)
@@ -180,7 +186,7 @@ int dram_pick(DramChan *ch, DramDone *d)
     ch->qn--;
     DramBank *b = &ch->bank[d->req.bank];
     unsigned lat = d->req.write ? ch->wl : ch->tcl;
-    unsigned nb = (unsigned)__builtin_popcount(d->req.sectors);
+    unsigned nb = dram_bursts(&d->req);
     uint64_t c = t;
     d->row_hit = b->open && b->row == d->req.row;
     d->row_conflict = b->open && !d->row_hit;

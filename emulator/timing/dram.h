@@ -14,7 +14,8 @@ typedef struct DramReq {
     uint64_t row;
     unsigned bank;
     uint16_t slice;     /* requesting L2 slice */
-    uint8_t sectors;    /* sectors moved: one burst each */
+    uint8_t sectors;    /* sectors moved: one burst each ... */
+    uint8_t bursts;     /* ... unless this is not 0: a transformed (compressed) line */
     uint8_t write;
     uint64_t arrival;   /* DRAM cycle it entered the queue (set by dram_push) */
 } DramReq;

@@ -41,6 +41,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include "func/memory.h"
 #include "stats/log.h"
 #include "stats/stats.h"
 #include "timing/gpu.h"
@@ -121,6 +122,21 @@ static void insn_info(const EmuConfig *c, const XInsn *in, uint8_t reuse, TmInsn
 
 /* --- setup -------------------------------------------------------------------------------- */
 
+/* TmLineRead over the device's memory: a line as the memory hierarchy sees it (at GPU
+ * 0's addresses, ldst_connect) is read at the device's own. */
+static int read_line(void *ctx, uint64_t line, uint8_t *buf, unsigned n)
+{
+    EmuDevice *d = ctx;
+    const EmuProps *p = &d->props;
+    if (line - XGPU_GLOBAL_BASE < p->global_limit - p->global_base)
+        line += p->global_base - XGPU_GLOBAL_BASE;
+    const EmuAlloc *a = emu_mem_find(&d->mem, line, n);
+    if (!a)
+        return -1;
+    memcpy(buf, a->host + (line - a->base), n);
+    return 0;
+}
+
 /* The launch's memory system: the device's, carried over (l2.persist), or its own. A
  * device's memory system that a failed launch left with requests in flight is replaced
  * by a cold one. */
@@ -129,15 +145,19 @@ static int gpu_memsys(TmGpu *g, char *err, size_t n)
     EmuDevice *d = g->d;
     if (!g->cfg->l2_persist) {
         g->mem_owned = 1;
-        return (g->mem = memsys_new(g->cfg, &g->ctr, err, n)) ? 0 : -1;
+        g->mem = memsys_new(g->cfg, &g->ctr, err, n);
+    } else {
+        if (d->tm_mem && memsys_next_launch(d->tm_mem, &g->ctr)) {
+            memsys_free(d->tm_mem);
+            d->tm_mem = NULL;
+        }
+        if (!d->tm_mem)
+            d->tm_mem = memsys_new(g->cfg, &g->ctr, err, n);
+        g->mem = d->tm_mem;
     }
-    if (d->tm_mem && memsys_next_launch(d->tm_mem, &g->ctr)) {
-        memsys_free(d->tm_mem);
-        d->tm_mem = NULL;
-    }
-    if (!d->tm_mem && !(d->tm_mem = memsys_new(g->cfg, &g->ctr, err, n)))
+    if (!g->mem)
         return -1;
-    g->mem = d->tm_mem;
+    memsys_set_reader(g->mem, read_line, d);
     return 0;
 }
 

@@ -37,6 +37,7 @@
 #include "timing/heap.h"
 #include "timing/icnt.h"
 #include "timing/l2.h"
+#include "timing/slots.h"
 
 typedef struct MsItem {
     Cycle at;
@@ -83,6 +84,11 @@ struct MemSys {
     TmReq *fillbuf;   /* [l2.mshr_merge] */
     Cycle *unext;     /* [nslice + nchan] next step of each slice, then each channel */
     TmCounters *ctr;
+    const TmTransformOps *xf; /* mem.transform */
+    void *xf_state;
+    TmLineRead read;          /* the transform's view of device memory, or NULL */
+    void *read_ctx;
+    uint8_t *linebuf;         /* [line] */
     Cycle quiet;      /* no event, slice or channel acts before this cycle; memsys_send,
                        * which queues at a slice, resets it */
 };
@@ -152,13 +158,28 @@ static unsigned ms_slice(const MemSys *m, uint64_t addr)
     return (unsigned)((l ^ l >> m->slice_bits ^ l >> 2 * m->slice_bits) % m->nslice);
 }
 
-static DramReq ms_dram_req(const MemSys *m, const TmReq *r, unsigned slice, unsigned *chan)
+/* The bursts the memory-side transform moves for r (0: one per sector, untransformed). */
+static uint8_t ms_bursts(MemSys *m, const TmReq *r, TmCounters *ctr)
+{
+    if (!m->xf->bursts)
+        return 0;
+    unsigned plain = (unsigned)__builtin_popcount(r->sectors);
+    const uint8_t *data = m->read && m->read(m->read_ctx, r->line, m->linebuf, m->line) == 0
+                              ? m->linebuf : NULL;
+    unsigned b = m->xf->bursts(m->xf_state, r, data, plain);
+    b = b < 1 ? 1 : b > plain ? plain : b;
+    ctr->dram_bursts_saved += plain - b;
+    return (uint8_t)b;
+}
+
+static DramReq ms_dram_req(MemSys *m, const TmReq *r, unsigned slice, unsigned *chan)
 {
     uint64_t local = r->line / m->line / m->nslice * m->nsub + slice / m->nchan;
     *chan = slice % m->nchan;
     return (DramReq){.line = r->line, .row = local / m->lines_per_row / m->banks,
                      .bank = (unsigned)(local / m->lines_per_row % m->banks),
                      .slice = (uint16_t)slice, .sectors = r->sectors,
+                     .bursts = ms_bursts(m, r, m->chan[*chan].ctr),
                      .write = r->kind == TM_WRITE};
 }
 
@@ -228,6 +249,17 @@ MemSys *memsys_new(const EmuConfig *cfg, TmCounters *ctr, char *err, size_t n)
         memsys_free(m);
         return NULL;
     }
+    if (!(m->xf = tm_transform_find(cfg->mem_transform))) {
+        snprintf(err, n, "mem.transform: unknown transform '%s'", cfg->mem_transform);
+        memsys_free(m);
+        return NULL;
+    }
+    if ((m->xf->init && !(m->xf_state = m->xf->init(cfg))) ||
+        !(m->linebuf = malloc(m->line))) {
+        snprintf(err, n, "mem.transform: out of host memory");
+        memsys_free(m);
+        return NULL;
+    }
     for (unsigned i = 0; i < m->nslice + m->nchan; i++)
         m->unext[i] = TM_NEVER;
     for (unsigned i = 0; i < m->nsm; i++)
@@ -265,10 +297,18 @@ void memsys_count_into(MemSys *m, TmCounters *ctr, TmCounters *unit)
         m->chan[i].ctr = unit ? &unit[m->nslice + i] : ctr;
 }
 
+void memsys_set_reader(MemSys *m, TmLineRead read, void *ctx)
+{
+    m->read = read, m->read_ctx = ctx;
+}
+
 void memsys_free(MemSys *m)
 {
     if (!m)
         return;
+    if (m->xf && m->xf->free)
+        m->xf->free(m->xf_state);
+    free(m->linebuf);
     icnt_free(&m->icnt);
     for (unsigned i = 0; m->slice && i < m->nslice; i++) {
         l2_free(&m->slice[i].l2);

@@ -25,6 +25,10 @@ int memsys_next_launch(MemSys *m, TmCounters *ctr);
  * slice into unit[slice] and each DRAM channel into unit[l2.slices + channel], the
  * crossbar still into ctr. */
 void memsys_count_into(MemSys *m, TmCounters *ctr, TmCounters *unit);
+/* How the memory-side transform (mem.transform) reads a line's bytes: n bytes of line
+ * into buf, 0, or -1 when they are not device memory. NULL (the default): never. */
+typedef int (*TmLineRead)(void *ctx, uint64_t line, uint8_t *buf, unsigned n);
+void memsys_set_reader(MemSys *m, TmLineRead read, void *ctx);
 /* Offers a request from an SM. Returns 0 when accepted, -1 when the SM's injection port
  * is full this cycle (retry later). */
 int memsys_send(MemSys *m, const TmReq *r, Cycle now);

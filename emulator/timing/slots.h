@@ -23,7 +23,8 @@
  *              resident CTA holds;
  *   CTA placement  core.cta_placement: which SM each waiting CTA goes to;
  *   insertion  l1.insertion, l2.insertion: where in its set a line a read miss brings
- *              goes, or whether it bypasses the cache.
+ *              goes, or whether it bypasses the cache;
+ *   transform  mem.transform: how many DRAM bursts a line moves (compression).
  */
 #ifndef EMU_TIMING_SLOTS_H
 #define EMU_TIMING_SLOTS_H
@@ -166,6 +167,22 @@ const TmInsertionOps *tm_insertion_entry(size_t i);
  * the key named in err when unknown or out of host memory. */
 int tm_insertion_open(const TmInsertionOps **ops, void **state, const EmuConfig *cfg,
                       int level, char *err, size_t n);
+
+/* The memory-side transform slot (mem.transform): one state per memory system. At each
+ * DRAM request (a read the L2 sends for its missing sectors, or a write-back) bursts
+ * says how many DRAM bursts it moves: `plain` is the baseline's (one per sector); line
+ * is the line's current bytes in device memory (l1.line of them; NULL when they cannot
+ * be read: not device memory, or no device behind the memory system). The result must
+ * lie in [1, plain]. The crossbar and the L2 hold lines as they are. */
+typedef struct TmTransformOps {
+    const char *name;
+    void *(*init)(const EmuConfig *cfg); /* NULL state: out of host memory */
+    void (*free)(void *state);
+    unsigned (*bursts)(void *state, const TmReq *r, const uint8_t *line, unsigned plain);
+} TmTransformOps;
+
+const TmTransformOps *tm_transform_find(const char *name);
+const TmTransformOps *tm_transform_entry(size_t i);
 
 /* The L1 prefetcher named by cfg->l1_prefetch, or NULL (registry.def). */
 const TmPrefetchOps *tm_prefetch_find(const char *name);
