@@ -1,10 +1,11 @@
 /*
  * 608-slot-registry: the policy slots' registries (emulator/mech/registry.def: issue
  * order, collector, L1 prefetch, request observer, resource manager, CTA placement, L1
- * and L2 insertion, memory-side transform) agree with the configuration: every entry's name is a valid value of
- * its key (the key's list of choices is generated from the registry, so the two cannot
- * drift), its ops carry the same name and the hooks the core calls unconditionally, and
- * every choice of the keys resolves to a pair of slots or to an error that names the key.
+ * and L2 insertion, memory-side transform, coherence) agree with the configuration:
+ * every entry's name is a valid value of its key (the key's list of choices is generated
+ * from the registry, so the two cannot drift), its ops carry the same name and the hooks
+ * the core calls unconditionally, and every choice of the keys resolves to a pair of
+ * slots or to an error that names the key.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -146,6 +147,19 @@ Test(slots, transform_registry_matches_mem_transform)
     }
     cr_expect_eq(i, count_choices(k->unit));
     cr_expect(strstr(k->def, "none"), "mem.transform defaults to %s", k->def);
+}
+
+Test(slots, coherence_registry_matches_coherence)
+{
+    const EmuCfgKey *k = key("coherence");
+    size_t i = 0;
+    for (const TmCoherenceOps *o; (o = tm_coherence_entry(i)); i++) {
+        cr_expect(is_choice(k->unit, o->name), "%s not a choice of coherence", o->name);
+        cr_expect_eq(tm_coherence_find(o->name), o);
+        cr_expect(!o->launch.begin == !o->launch.end, "%s: begin without end", o->name);
+    }
+    cr_expect_eq(i, count_choices(k->unit));
+    cr_expect(strstr(k->def, "none"), "coherence defaults to %s", k->def);
 }
 
 Test(slots, every_pair_resolves_or_names_the_key)

@@ -14,6 +14,7 @@
 #define PLACEMENT(name, ops)
 #define INSERTION(name, ops)
 #define TRANSFORM(name, ops)
+#define COHERENCE(name, ops)
 
 #undef ISSUE
 #define ISSUE(name, ops) "|" name
@@ -76,6 +77,14 @@ static const char emu_insertion_choices[] =
 static const char emu_transform_choices[] =
 #include "mech/registry.def"
     ;
+#undef TRANSFORM
+#define TRANSFORM(name, ops)
+
+#undef COHERENCE
+#define COHERENCE(name, ops) "|" name
+static const char emu_coherence_choices[] =
+#include "mech/registry.def"
+    ;
 
 #undef ISSUE
 #undef COLLECTOR
@@ -85,6 +94,7 @@ static const char emu_transform_choices[] =
 #undef PLACEMENT
 #undef INSERTION
 #undef TRANSFORM
+#undef COHERENCE
 
 #define EMU_ISSUE_CHOICES (emu_issue_choices + 1)
 #define EMU_COLLECTOR_CHOICES (emu_collector_choices + 1)
@@ -94,5 +104,6 @@ static const char emu_transform_choices[] =
 #define EMU_PLACEMENT_CHOICES (emu_placement_choices + 1)
 #define EMU_INSERTION_CHOICES (emu_insertion_choices + 1)
 #define EMU_TRANSFORM_CHOICES (emu_transform_choices + 1)
+#define EMU_COHERENCE_CHOICES (emu_coherence_choices + 1)
 
 #endif

@@ -15,6 +15,7 @@
 #define PLACEMENT(name, ops) extern const TmPlacementOps ops;
 #define INSERTION(name, ops) extern const TmInsertionOps ops;
 #define TRANSFORM(name, ops) extern const TmTransformOps ops;
+#define COHERENCE(name, ops) extern const TmCoherenceOps ops;
 #include "mech/registry.def"
 #undef ISSUE
 #undef COLLECTOR
@@ -24,5 +25,6 @@
 #undef PLACEMENT
 #undef INSERTION
 #undef TRANSFORM
+#undef COHERENCE
 
 #endif

@@ -2,7 +2,7 @@
  * registry.c - the policy slots' registry (registry.def), its lookups, and the
  * resolution of a configuration into the issue and collector slots of the SM pipeline;
  * the baselines of the collector (ocu), prefetch (none), observer (none), insertion
- * (mru) and transform (none) slots.
+ * (mru), transform (none) and coherence (none) slots.
  *
  * Resolution: the issue policy is core.sched's entry. The collector is rf.collector's,
  * unless the issue policy brings its own (the two-level register-file-cache schedulers
@@ -28,10 +28,13 @@ const TmInsertionOps tm_ins_mru = {.name = "mru"};
 /* Lines move as they are: one DRAM burst per sector. */
 const TmTransformOps tm_xf_none = {.name = "none"};
 
+/* An L1 trusts what it holds until the kernel ends. */
+const TmCoherenceOps tm_coh_none = {.name = "none"};
+
 /* Every entry of registry.def, with its slot. Every ops table starts with its name, so one
  * lookup serves all slots. */
 enum { K_ISSUE, K_COLLECTOR, K_PREFETCH, K_OBSERVER, K_RESOURCE, K_PLACEMENT, K_INSERTION,
-       K_TRANSFORM };
+       K_TRANSFORM, K_COHERENCE };
 
 typedef struct MechEntry {
     int kind;
@@ -47,6 +50,7 @@ static const MechEntry registry[] = {
 #define PLACEMENT(name, ops) {K_PLACEMENT, &ops},
 #define INSERTION(name, ops) {K_INSERTION, &ops},
 #define TRANSFORM(name, ops) {K_TRANSFORM, &ops},
+#define COHERENCE(name, ops) {K_COHERENCE, &ops},
 #include "mech/registry.def"
 #undef ISSUE
 #undef COLLECTOR
@@ -56,6 +60,7 @@ static const MechEntry registry[] = {
 #undef PLACEMENT
 #undef INSERTION
 #undef TRANSFORM
+#undef COHERENCE
 };
 
 #define NREGISTRY (sizeof registry / sizeof registry[0])
@@ -156,6 +161,16 @@ const TmTransformOps *tm_transform_find(const char *name)
 const TmTransformOps *tm_transform_entry(size_t i)
 {
     return entry(K_TRANSFORM, i);
+}
+
+const TmCoherenceOps *tm_coherence_find(const char *name)
+{
+    return find(K_COHERENCE, name);
+}
+
+const TmCoherenceOps *tm_coherence_entry(size_t i)
+{
+    return entry(K_COHERENCE, i);
 }
 
 int tm_insertion_open(const TmInsertionOps **ops, void **state, const EmuConfig *cfg,

@@ -25,6 +25,7 @@ typedef struct CacheLine {
     uint8_t mshr;   /* reserved: a miss to it is in flight */
     uint8_t prefetched; /* brought by a prefetch and not yet read by a demand request */
     uint8_t bypass; /* TM_INSERT_BYPASS: dropped once its miss is served */
+    Cycle filled;   /* the cycle its last fill arrived (kept when a coherence slot asks) */
 } CacheLine;
 
 typedef struct CacheMshr {

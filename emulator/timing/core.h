@@ -48,6 +48,7 @@ typedef struct TmInsn {
     uint8_t dst_near;       /* bit i: dst[i]'s next reuse is near */
     const XPhase *phase;    /* the phase specifier that starts here (.xgpu.phases), or NULL:
                              * where a resource manager re-sizes what a warp holds */
+    uint8_t fence;          /* membar: 1 + its scope (XScope), else 0 (the coherence slot) */
 } TmInsn;
 
 /* Issue-stall causes, best (closest to issuing) last. */

@@ -99,6 +99,7 @@ static void insn_info(const EmuConfig *c, const XInsn *in, uint8_t reuse, TmInsn
 {
     memset(t, 0, sizeof *t);
     t->cls = (uint8_t)insn_class(in);
+    t->fence = in->op == XOP_membar ? (uint8_t)(in->mod + 1) : 0;
     t->latency = (uint32_t)tm_insn_latency(c, in, t->cls);
     for (unsigned i = 0; i < 2; i++)
         t->ndst = (uint8_t)operand_regs(in, 1, i, t->dst, t->ndst, TM_MAXDST);
@@ -216,9 +217,11 @@ static EmuStatus gpu_setup(TmGpu *g, const EmuModule *m, int kernel, char *err, 
         return EMU_ERR_INVALID_CONFIG;
     if (!(g->obs = tm_observer_find(c->mem_observer)) ||
         !(g->res = tm_resource_find(c->core_resource_mgr)) ||
-        !(g->place = tm_placement_find(c->core_cta_placement))) {
+        !(g->place = tm_placement_find(c->core_cta_placement)) ||
+        !(g->coh = tm_coherence_find(c->coherence))) {
         snprintf(err, n, "%s: unknown choice", !g->obs ? "mem.observer"
-                 : !g->res ? "core.resource_mgr" : "core.cta_placement");
+                 : !g->res ? "core.resource_mgr" : !g->place ? "core.cta_placement"
+                 : "coherence");
         return EMU_ERR_INVALID_CONFIG;
     }
     g->mech[TM_SLOT_ISSUE].hooks = &g->issue->launch;
@@ -226,6 +229,7 @@ static EmuStatus gpu_setup(TmGpu *g, const EmuModule *m, int kernel, char *err, 
     g->mech[TM_SLOT_OBSERVER].hooks = &g->obs->launch;
     g->mech[TM_SLOT_RESOURCE].hooks = &g->res->launch;
     g->mech[TM_SLOT_PLACEMENT].hooks = &g->place->launch;
+    g->mech[TM_SLOT_COHERENCE].hooks = &g->coh->launch;
     for (unsigned i = 0; i < TM_NSLOTS; i++) {
         const TmLaunchHooks *h = g->mech[i].hooks;
         if (h->begin && h->begin(g, &g->mech[i].state, err, n))

@@ -38,6 +38,7 @@ struct TmGpu {
     const TmObserverOps *obs;
     const TmResourceOps *res;
     const TmPlacementOps *place;
+    const TmCoherenceOps *coh;
     TmMech mech[TM_NSLOTS];
     /* what one CTA needs */
     uint32_t cta_regs, cta_threads, cta_warps;

@@ -10,13 +10,16 @@
  * written sectors are updated in place, valid ones stay valid) and completes when the
  * memory system accepts it. Atomics are performed at L2: they invalidate a present line
  * (unless a miss to it is in flight) and complete when L2's response arrives.
- * The L1 is not coherent; ldst_flush invalidates it at kernel boundaries.
+ * The L1 is not coherent; ldst_flush invalidates it at kernel boundaries, and the
+ * coherence slot (coherence) may invalidate a line a read would hit, or the whole L1 at
+ * a fence (ldst_invalidate_l1).
  * The texture cache is the same cache with its own geometry (tex.*), latency and counters;
  * it sees only reads, and its misses carry L1_TEX_TAG so that their fills come back to it.
  */
 #include "timing/l1.h"
 
 #include <stdio.h>
+#include <string.h>
 #include "timing/slots.h"
 
 static int cache_setup(L1 *l, const char *name, uint64_t bytes, unsigned ways,
@@ -84,9 +87,22 @@ static L1Result l1_atomic(L1 *l, const TmReq *r, Cycle now)
     return L1_WAIT;
 }
 
+/* The coherence slot may invalidate a line a read would hit. */
+static void l1_coherence(L1 *l, const TmReq *r, Cycle now)
+{
+    CacheLine *line = cache_find(&l->c, r->line);
+    if (line && !line->mshr && !(r->sectors & ~line->valid) &&
+        !l->coh->l1_read(l->coh_state, l->sm, r->line, line->filled, now)) {
+        memset(line, 0, sizeof *line);
+        l->ctr->l1_coherence_invalidations++;
+    }
+}
+
 static L1Result l1_read(L1 *l, const TmReq *r, Cycle now, int first, Cycle *ready)
 {
     CachePlan p;
+    if (l->coh)
+        l1_coherence(l, r, now);
     cache_plan(&l->c, r, &p);
     if (p.out == CACHE_STALL) {
         *l->n.mshr_stalls += first != 0;
@@ -151,7 +167,7 @@ L1Result l1_access(L1 *l, const TmReq *r, Cycle now, int first, Cycle *ready)
     }
 }
 
-unsigned l1_fill(L1 *l, const TmReq *resp, TmReq *out)
+unsigned l1_fill(L1 *l, const TmReq *resp, TmReq *out, Cycle now)
 {
     if (resp->tag & L1_ATOMIC_TAG) {
         out[0] = *resp;
@@ -161,5 +177,10 @@ unsigned l1_fill(L1 *l, const TmReq *resp, TmReq *out)
     CacheMshr *m = cache_mshr_find(&l->c, resp->line);
     if (!m)
         return 0; /* not ours: cannot happen, the memory system answers each request once */
+    if (l->coh) { /* the coherence slot dates what a line holds */
+        CacheLine *line = cache_find(&l->c, resp->line);
+        if (line)
+            line->filled = now;
+    }
     return cache_fill(&l->c, m, resp->sectors, out, l->c.merge);
 }

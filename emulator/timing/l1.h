@@ -27,6 +27,8 @@ typedef struct L1 {
     L1Counters n;
     const struct TmInsertionOps *ins; /* l1.insertion; NULL: the baseline (texture cache) */
     void *ins_state;
+    const struct TmCoherenceOps *coh; /* asked at read hits (ldst_coherence), or NULL */
+    void *coh_state;
 } L1;
 
 typedef enum L1Result {
@@ -62,6 +64,6 @@ typedef enum L1Prefetch {
 L1Prefetch l1_prefetch(L1 *l, uint64_t line, Cycle now);
 /* A response arrived: fills the line; copies the completed requests to out (at most
  * l->c.merge) and returns how many. Atomics' responses are returned as they are. */
-unsigned l1_fill(L1 *l, const TmReq *resp, TmReq *out);
+unsigned l1_fill(L1 *l, const TmReq *resp, TmReq *out, Cycle now);
 
 #endif

@@ -337,7 +337,7 @@ static int ldst_receive(LdSt *u, Cycle now)
     TmReq resp;
     int work = 0;
     while (memsys_recv(u->l1.mem, u->sm, &resp, now)) {
-        unsigned k = l1_fill(resp.tag & L1_TEX_TAG ? &u->tex : &u->l1, &resp, u->fillbuf);
+        unsigned k = l1_fill(resp.tag & L1_TEX_TAG ? &u->tex : &u->l1, &resp, u->fillbuf, now);
         for (unsigned i = 0; i < k; i++)
             if (!(u->fillbuf[i].tag & L1_PREFETCH_TAG)) /* a prefetch: nobody waits */
                 acc_resolve(u, (unsigned)u->fillbuf[i].tag, now);
@@ -386,6 +386,17 @@ Cycle ldst_wake(const LdSt *u, Cycle now)
 int ldst_idle(const LdSt *u)
 {
     return u->inflight == 0 && u->qhead >= u->qlen && !u->pfq_len;
+}
+
+void ldst_coherence(LdSt *u, const TmCoherenceOps *coh, void *state)
+{
+    u->l1.coh = coh && coh->l1_read ? coh : NULL;
+    u->l1.coh_state = state;
+}
+
+void ldst_invalidate_l1(LdSt *u)
+{
+    cache_invalidate(&u->l1.c);
 }
 
 void ldst_flush(LdSt *u)

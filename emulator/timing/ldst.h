@@ -28,6 +28,11 @@ struct EmuHintTable;
 struct TmObserverOps;
 void ldst_observe(LdSt *u, const struct EmuHintTable *hints, const struct TmObserverOps *obs,
                   void *state);
+/* Gives the unit's L1 the launch's coherence policy (slots.h) and its state. */
+struct TmCoherenceOps;
+void ldst_coherence(LdSt *u, const struct TmCoherenceOps *coh, void *state);
+/* Invalidates the L1's lines (not those with a miss in flight): a coherence action. */
+void ldst_invalidate_l1(LdSt *u);
 /* Accepts a warp-level access at cycle now, or returns -1 when the unit cannot take it
  * this cycle (the issue stage stalls and retries). */
 int ldst_issue(LdSt *u, const TmAccess *a, uint64_t tag, Cycle now);

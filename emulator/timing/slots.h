@@ -24,7 +24,8 @@
  *   CTA placement  core.cta_placement: which SM each waiting CTA goes to;
  *   insertion  l1.insertion, l2.insertion: where in its set a line a read miss brings
  *              goes, or whether it bypasses the cache;
- *   transform  mem.transform: how many DRAM bursts a line moves (compression).
+ *   transform  mem.transform: how many DRAM bursts a line moves (compression);
+ *   coherence  coherence: when an SM's L1 stops trusting what it holds within a launch.
  */
 #ifndef EMU_TIMING_SLOTS_H
 #define EMU_TIMING_SLOTS_H
@@ -51,7 +52,7 @@ typedef struct TmMech {
 
 enum {
     TM_SLOT_ISSUE, TM_SLOT_COLLECTOR, TM_SLOT_OBSERVER, TM_SLOT_RESOURCE, TM_SLOT_PLACEMENT,
-    TM_NSLOTS
+    TM_SLOT_COHERENCE, TM_NSLOTS
 };
 
 /* The collector for warp slot's next instruction: its index in the sub-core, or one of
@@ -183,6 +184,24 @@ typedef struct TmTransformOps {
 
 const TmTransformOps *tm_transform_find(const char *name);
 const TmTransformOps *tm_transform_entry(size_t i);
+
+/* The coherence slot (coherence): one state per launch (its launch.begin,
+ * TmGpu.mech[TM_SLOT_COHERENCE]). l1_read: an L1 demand read finds every sector it wants
+ * valid in a line whose last fill arrived at cycle filled: 1 lets it hit, 0 invalidates
+ * the line first, so the read misses and fetches it again (a line with a miss in flight
+ * is never asked). fence: SM sm issued a memory fence (membar) of scope (XScope): 1
+ * invalidates the SM's L1 (lines with a miss in flight stay). Both may be NULL. The
+ * baseline, none: an L1 is invalidated only at kernel boundaries (its LD/ST unit is the
+ * launch's). */
+typedef struct TmCoherenceOps {
+    const char *name;
+    TmLaunchHooks launch;
+    int (*l1_read)(void *state, unsigned sm, uint64_t line, Cycle filled, Cycle now);
+    int (*fence)(void *state, unsigned sm, unsigned scope);
+} TmCoherenceOps;
+
+const TmCoherenceOps *tm_coherence_find(const char *name);
+const TmCoherenceOps *tm_coherence_entry(size_t i);
 
 /* The L1 prefetcher named by cfg->l1_prefetch, or NULL (registry.def). */
 const TmPrefetchOps *tm_prefetch_find(const char *name);

@@ -80,6 +80,7 @@ TmSm *tm_sm_new(TmGpu *g, uint32_t id, char *err, size_t n)
             return tm_sm_free(sm), NULL;
         ldst_connect(sm->ldst, g->mem, &g->d->uvm, &g->d->props);
         ldst_observe(sm->ldst, &g->d->hints, g->obs, g->mech[TM_SLOT_OBSERVER].state);
+        ldst_coherence(sm->ldst, g->coh, g->mech[TM_SLOT_COHERENCE].state);
     }
     if (bad) {
         snprintf(err, n, "out of host memory");
@@ -325,6 +326,11 @@ static void issue(TmSm *sm, TmSubcore *sc, uint16_t slot, const TmInsn *ti, int 
     }
     for (uint32_t i = 0; i < st->nacc; i++) /* who made each access */
         st->acc[i].warp = slot, st->acc[i].pc = st->pc;
+    if (ti->fence && g->coh->fence && sm->ldst &&
+        g->coh->fence(g->mech[TM_SLOT_COHERENCE].state, sm->id, ti->fence - 1u)) {
+        ldst_invalidate_l1(sm->ldst);
+        sm->ctr->l1_fence_flushes++;
+    }
     tm_sched_note(sc->sched, slot);
     if (sm->coll->warp_issued)
         sm->coll->warp_issued(sm, slot);
