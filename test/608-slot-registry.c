@@ -1,11 +1,11 @@
 /*
  * 608-slot-registry: the policy slots' registries (emulator/mech/registry.def: issue
- * order, collector, L1 prefetch, request observer, resource manager, CTA placement, L1
- * and L2 insertion, memory-side transform, coherence) agree with the configuration:
- * every entry's name is a valid value of its key (the key's list of choices is generated
- * from the registry, so the two cannot drift), its ops carry the same name and the hooks
- * the core calls unconditionally, and every choice of the keys resolves to a pair of
- * slots or to an error that names the key.
+ * order, collector, L1 and L2 prefetch, request observer, resource manager, CTA
+ * placement, L1 and L2 insertion, memory-side transform, coherence) agree with the
+ * configuration: every entry's name is a valid value of its key (the key's list of
+ * choices is generated from the registry, so the two cannot drift), its ops carry the
+ * same name and the hooks the core calls unconditionally, and every choice of the keys
+ * resolves to a pair of slots or to an error that names the key.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -160,6 +160,20 @@ Test(slots, coherence_registry_matches_coherence)
     }
     cr_expect_eq(i, count_choices(k->unit));
     cr_expect(strstr(k->def, "none"), "coherence defaults to %s", k->def);
+}
+
+Test(slots, l2_prefetch_registry_matches_l2_prefetch)
+{
+    const EmuCfgKey *k = key("l2.prefetch");
+    size_t i = 0;
+    for (const TmL2PrefetchOps *o; (o = tm_l2_prefetch_entry(i)); i++) {
+        cr_expect(is_choice(k->unit, o->name), "%s not a choice of l2.prefetch", o->name);
+        cr_expect_eq(tm_l2_prefetch_find(o->name), o);
+        cr_expect(!o->init == !o->free, "%s: init without free or free without init",
+                  o->name);
+    }
+    cr_expect_eq(i, count_choices(k->unit));
+    cr_expect(strstr(k->def, "none"), "l2.prefetch defaults to %s", k->def);
 }
 
 Test(slots, every_pair_resolves_or_names_the_key)

@@ -59,6 +59,8 @@ static const CfgRange cfg_ranges[] = {
     {"l1.bytes",                    1,   64u << 20,   0, NULL},
     {"l1.ways",                     1,   MAX_U32,     0, NULL},
     {"l1.line",                     1,   4096,        1, NULL},
+    {"l2.prefetch_degree",          0,   64,          0, NULL},
+    {"l2.prefetch_queue",           1,   MAX_U32,     0, NULL},
     {"l1.sector",                   1,   4096,        1, NULL},
     {"l1.mshrs",                    1,   4096,        0, NULL},
     {"l1.mshr_merge",               1,   1024,        0, NULL},

@@ -15,6 +15,7 @@
 #define INSERTION(name, ops)
 #define TRANSFORM(name, ops)
 #define COHERENCE(name, ops)
+#define L2PREFETCH(name, ops)
 
 #undef ISSUE
 #define ISSUE(name, ops) "|" name
@@ -85,6 +86,14 @@ static const char emu_transform_choices[] =
 static const char emu_coherence_choices[] =
 #include "mech/registry.def"
     ;
+#undef COHERENCE
+#define COHERENCE(name, ops)
+
+#undef L2PREFETCH
+#define L2PREFETCH(name, ops) "|" name
+static const char emu_l2_prefetch_choices[] =
+#include "mech/registry.def"
+    ;
 
 #undef ISSUE
 #undef COLLECTOR
@@ -95,6 +104,7 @@ static const char emu_coherence_choices[] =
 #undef INSERTION
 #undef TRANSFORM
 #undef COHERENCE
+#undef L2PREFETCH
 
 #define EMU_ISSUE_CHOICES (emu_issue_choices + 1)
 #define EMU_COLLECTOR_CHOICES (emu_collector_choices + 1)
@@ -105,5 +115,6 @@ static const char emu_coherence_choices[] =
 #define EMU_INSERTION_CHOICES (emu_insertion_choices + 1)
 #define EMU_TRANSFORM_CHOICES (emu_transform_choices + 1)
 #define EMU_COHERENCE_CHOICES (emu_coherence_choices + 1)
+#define EMU_L2_PREFETCH_CHOICES (emu_l2_prefetch_choices + 1)
 
 #endif

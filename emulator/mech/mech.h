@@ -16,6 +16,7 @@
 #define INSERTION(name, ops) extern const TmInsertionOps ops;
 #define TRANSFORM(name, ops) extern const TmTransformOps ops;
 #define COHERENCE(name, ops) extern const TmCoherenceOps ops;
+#define L2PREFETCH(name, ops) extern const TmL2PrefetchOps ops;
 #include "mech/registry.def"
 #undef ISSUE
 #undef COLLECTOR
@@ -26,5 +27,6 @@
 #undef INSERTION
 #undef TRANSFORM
 #undef COHERENCE
+#undef L2PREFETCH
 
 #endif

@@ -2,7 +2,7 @@
  * registry.c - the policy slots' registry (registry.def), its lookups, and the
  * resolution of a configuration into the issue and collector slots of the SM pipeline;
  * the baselines of the collector (ocu), prefetch (none), observer (none), insertion
- * (mru), transform (none) and coherence (none) slots.
+ * (mru), L2 prefetch (none), transform (none) and coherence (none) slots.
  *
  * Resolution: the issue policy is core.sched's entry. The collector is rf.collector's,
  * unless the issue policy brings its own (the two-level register-file-cache schedulers
@@ -25,6 +25,9 @@ const TmObserverOps tm_obs_none = {.name = "none"};
 /* Every line a read miss installs goes where the replacement policy puts it. */
 const TmInsertionOps tm_ins_mru = {.name = "mru"};
 
+/* No L2 prefetching. */
+const TmL2PrefetchOps tm_l2pf_none = {.name = "none"};
+
 /* Lines move as they are: one DRAM burst per sector. */
 const TmTransformOps tm_xf_none = {.name = "none"};
 
@@ -34,7 +37,7 @@ const TmCoherenceOps tm_coh_none = {.name = "none"};
 /* Every entry of registry.def, with its slot. Every ops table starts with its name, so one
  * lookup serves all slots. */
 enum { K_ISSUE, K_COLLECTOR, K_PREFETCH, K_OBSERVER, K_RESOURCE, K_PLACEMENT, K_INSERTION,
-       K_TRANSFORM, K_COHERENCE };
+       K_TRANSFORM, K_COHERENCE, K_L2PREFETCH };
 
 typedef struct MechEntry {
     int kind;
@@ -51,6 +54,7 @@ static const MechEntry registry[] = {
 #define INSERTION(name, ops) {K_INSERTION, &ops},
 #define TRANSFORM(name, ops) {K_TRANSFORM, &ops},
 #define COHERENCE(name, ops) {K_COHERENCE, &ops},
+#define L2PREFETCH(name, ops) {K_L2PREFETCH, &ops},
 #include "mech/registry.def"
 #undef ISSUE
 #undef COLLECTOR
@@ -61,6 +65,7 @@ static const MechEntry registry[] = {
 #undef INSERTION
 #undef TRANSFORM
 #undef COHERENCE
+#undef L2PREFETCH
 };
 
 #define NREGISTRY (sizeof registry / sizeof registry[0])
@@ -171,6 +176,16 @@ const TmCoherenceOps *tm_coherence_find(const char *name)
 const TmCoherenceOps *tm_coherence_entry(size_t i)
 {
     return entry(K_COHERENCE, i);
+}
+
+const TmL2PrefetchOps *tm_l2_prefetch_find(const char *name)
+{
+    return find(K_L2PREFETCH, name);
+}
+
+const TmL2PrefetchOps *tm_l2_prefetch_entry(size_t i)
+{
+    return entry(K_L2PREFETCH, i);
 }
 
 int tm_insertion_open(const TmInsertionOps **ops, void **state, const EmuConfig *cfg,

@@ -65,6 +65,30 @@ static int l2_write(L2Slice *s, const TmReq *r, Cycle t, L2Act *act)
     return n;
 }
 
+/* A prefetch (L2_PREFETCH_TAG): fetches the line when it is neither present nor on its
+ * way, else is dropped; never blocks the slice and is never answered. */
+static int l2_prefetch(L2Slice *s, const TmReq *r, Cycle t, L2Act *act)
+{
+    CachePlan p;
+    int n = 0;
+    cache_plan(&s->c, r, &p);
+    if (p.out != CACHE_MISS) {
+        s->ctr->l2_prefetch_dropped += p.out == CACHE_STALL;
+        s->ctr->l2_prefetch_redundant += p.out != CACHE_STALL;
+        return 0;
+    }
+    if (p.evict_dirty) {
+        act[n++] = writeback(p.evict, p.evict_dirty, t);
+        s->ctr->l2_writebacks++;
+    }
+    cache_apply(&s->c, r, &p);
+    p.line->prefetched = 1;
+    s->ctr->l2_prefetches++;
+    act[n++] = (L2Act){.kind = L2_DRAM_READ, .at = t + s->latency,
+                       .r = {.line = r->line, .sectors = p.fetch, .kind = TM_READ}};
+    return n;
+}
+
 static int l2_read(L2Slice *s, const TmReq *r, Cycle t, L2Act *act)
 {
     CachePlan p;
@@ -72,6 +96,10 @@ static int l2_read(L2Slice *s, const TmReq *r, Cycle t, L2Act *act)
     cache_plan(&s->c, r, &p);
     if (p.out == CACHE_STALL)
         return -1;
+    if (p.out != CACHE_MISS && p.line->prefetched) { /* a prefetch's first use */
+        p.line->prefetched = 0;
+        s->ctr->l2_prefetch_hits += p.out == CACHE_HIT;
+    }
     if (p.evict_dirty) {
         act[n++] = writeback(p.evict, p.evict_dirty, t);
         s->ctr->l2_writebacks++;
@@ -99,6 +127,8 @@ static int l2_read(L2Slice *s, const TmReq *r, Cycle t, L2Act *act)
 
 int l2_access(L2Slice *s, const TmReq *r, Cycle t, L2Act *act)
 {
+    if (r->tag & L2_PREFETCH_TAG)
+        return l2_prefetch(s, r, t, act);
     int n = r->kind == TM_WRITE ? l2_write(s, r, t, act) : l2_read(s, r, t, act);
     if (n < 0) {
         s->ctr->l2_mshr_stalls += !s->tried;

@@ -33,6 +33,9 @@ typedef struct L2Slice {
 int l2_init(L2Slice *s, const EmuConfig *cfg, unsigned id, TmCounters *ctr, char *err,
             size_t n);
 void l2_free(L2Slice *s);
+/* A prefetch's request carries this tag: looked up, fetched, never answered. */
+#define L2_PREFETCH_TAG (1ull << 60)
+
 /* Looks up r at cycle t. Returns the number of actions written to act (at most 2), or
  * -1 when r must wait (no MSHR, merge slot or way; retry after a fill). */
 int l2_access(L2Slice *s, const TmReq *r, Cycle t, L2Act *act);

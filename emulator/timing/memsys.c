@@ -84,6 +84,9 @@ struct MemSys {
     TmReq *fillbuf;   /* [l2.mshr_merge] */
     Cycle *unext;     /* [nslice + nchan] next step of each slice, then each channel */
     TmCounters *ctr;
+    const TmL2PrefetchOps *pf; /* l2.prefetch */
+    void *pf_state;
+    unsigned pf_queue;        /* l2.prefetch_queue */
     const TmTransformOps *xf; /* mem.transform */
     void *xf_state;
     TmLineRead read;          /* the transform's view of device memory, or NULL */
@@ -249,6 +252,13 @@ MemSys *memsys_new(const EmuConfig *cfg, TmCounters *ctr, char *err, size_t n)
         memsys_free(m);
         return NULL;
     }
+    m->pf_queue = cfg->l2_prefetch_queue;
+    if (!(m->pf = tm_l2_prefetch_find(cfg->l2_prefetch)) ||
+        (m->pf->init && !(m->pf_state = m->pf->init(cfg)))) {
+        snprintf(err, n, "l2.prefetch: %s", m->pf ? "out of host memory" : "unknown prefetcher");
+        memsys_free(m);
+        return NULL;
+    }
     if (!(m->xf = tm_transform_find(cfg->mem_transform))) {
         snprintf(err, n, "mem.transform: unknown transform '%s'", cfg->mem_transform);
         memsys_free(m);
@@ -308,6 +318,8 @@ void memsys_free(MemSys *m)
         return;
     if (m->xf && m->xf->free)
         m->xf->free(m->xf_state);
+    if (m->pf && m->pf->free)
+        m->pf->free(m->pf_state);
     free(m->linebuf);
     icnt_free(&m->icnt);
     for (unsigned i = 0; m->slice && i < m->nslice; i++) {
@@ -371,11 +383,36 @@ static void ms_act(MemSys *m, unsigned slice, const L2Act *act, int n)
                 &act[i].r);
 }
 
+/* Where the L2 prefetcher's lines go (TmPrefetchEmit's context). */
+typedef struct MsEmit {
+    MemSys *m;
+    Cycle at; /* the lookup that prompted them */
+} MsEmit;
+
+/* TmPrefetchEmit: the line joins its slice's queue the cycle after the lookup, unless
+ * that queue is already l2.prefetch_queue long. */
+static void l2pf_emit(void *ctx, uint64_t line)
+{
+    MsEmit *e = ctx;
+    MemSys *m = e->m;
+    unsigned s = ms_slice(m, line);
+    if (m->slice[s].in.n >= m->pf_queue) {
+        m->slice[s].l2.ctr->l2_prefetch_dropped++;
+        return;
+    }
+    TmReq r = {.line = line & ~(uint64_t)(m->line - 1),
+               .sectors = (uint8_t)((1u << m->slice[s].l2.c.nsectors) - 1), .kind = TM_READ,
+               .atom = TM_NO_ATOM, .tag = L2_PREFETCH_TAG, .issued = e->at};
+    if (q_push(&m->slice[s].in, e->at + 1, &r) == 0)
+        slice_changed(m, s);
+}
+
 static void slice_step(MemSys *m, unsigned i, Cycle t)
 {
     MsSlice *s = &m->slice[i];
     L2Act act[2];
-    int n = l2_access(&s->l2, &q_front(&s->in)->r, t, act);
+    TmReq r = q_front(&s->in)->r;
+    int n = l2_access(&s->l2, &r, t, act);
     if (n < 0) {
         s->blocked = 1;
         slice_changed(m, i);
@@ -385,6 +422,13 @@ static void slice_step(MemSys *m, unsigned i, Cycle t)
     s->free = t + 1;
     slice_changed(m, i);
     ms_act(m, i, act, n);
+    if (m->pf->observe && r.kind != TM_WRITE && !(r.tag & L2_PREFETCH_TAG)) {
+        int miss = 0;
+        for (int k = 0; k < n; k++)
+            miss |= act[k].kind == L2_DRAM_READ;
+        MsEmit e = {m, t};
+        m->pf->observe(m->pf_state, &r, miss, l2pf_emit, &e);
+    }
 }
 
 static void chan_step(MemSys *m, unsigned i)
@@ -414,7 +458,8 @@ static void ev_step(MemSys *m)
         MsSlice *s = &m->slice[e.slice];
         unsigned k = l2_fill(&s->l2, e.r.line, e.r.sectors, m->fillbuf);
         for (unsigned i = 0; i < k; i++)
-            ev_push(m, e.at, EV_RESPOND, e.slice, &m->fillbuf[i]);
+            if (!(m->fillbuf[i].tag & L2_PREFETCH_TAG)) /* nobody waits for a prefetch */
+                ev_push(m, e.at, EV_RESPOND, e.slice, &m->fillbuf[i]);
         s->blocked = 0;
         slice_changed(m, e.slice);
     }

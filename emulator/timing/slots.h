@@ -24,6 +24,7 @@
  *   CTA placement  core.cta_placement: which SM each waiting CTA goes to;
  *   insertion  l1.insertion, l2.insertion: where in its set a line a read miss brings
  *              goes, or whether it bypasses the cache;
+ *   l2 prefetch  l2.prefetch: which lines the L2 slices fetch before a demand asks;
  *   transform  mem.transform: how many DRAM bursts a line moves (compression);
  *   coherence  coherence: when an SM's L1 stops trusting what it holds within a launch.
  */
@@ -168,6 +169,20 @@ const TmInsertionOps *tm_insertion_entry(size_t i);
  * the key named in err when unknown or out of host memory. */
 int tm_insertion_open(const TmInsertionOps **ops, void **state, const EmuConfig *cfg,
                       int level, char *err, size_t n);
+
+/* The L2 prefetch slot (l2.prefetch): one state per memory system. observe sees every
+ * demand read or atomic an L2 slice looked up (r, and whether it missed) and names lines
+ * to prefetch through emit; each goes to its own slice's request queue, where it is
+ * looked up in turn like a request from the crossbar (docs/timing.md, L2 prefetching). */
+typedef struct TmL2PrefetchOps {
+    const char *name;
+    void *(*init)(const EmuConfig *cfg); /* NULL state: out of host memory */
+    void (*free)(void *state);
+    void (*observe)(void *state, const TmReq *r, int miss, TmPrefetchEmit emit, void *ctx);
+} TmL2PrefetchOps;
+
+const TmL2PrefetchOps *tm_l2_prefetch_find(const char *name);
+const TmL2PrefetchOps *tm_l2_prefetch_entry(size_t i);
 
 /* The memory-side transform slot (mem.transform): one state per memory system. At each
  * DRAM request (a read the L2 sends for its missing sectors, or a write-back) bursts
