@@ -198,17 +198,25 @@ static cudaError_t rt_peer_side(RtContext *c, int i, const void *p, size_t n)
     return cudaSuccess;
 }
 
+/* A peer copy's check: both devices exist and each side lies on the device it names. */
+static cudaError_t rt_peer_check(RtContext *c, const void *dst, int dstDevice,
+                                 const void *src, int srcDevice, size_t count)
+{
+    cudaError_t e = rt_device(c, NULL);
+    if (e == cudaSuccess)
+        e = rt_peer_side(c, dstDevice, dst, count);
+    if (e == cudaSuccess)
+        e = rt_peer_side(c, srcDevice, src, count);
+    return e;
+}
+
 /* A device-to-device copy whose sides name their devices (the addresses must be on
  * them). */
 cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice,
                            size_t count)
 {
     RT_ENTER(c);
-    cudaError_t e = rt_device(c, NULL);
-    if (e == cudaSuccess)
-        e = rt_peer_side(c, dstDevice, dst, count);
-    if (e == cudaSuccess)
-        e = rt_peer_side(c, srcDevice, src, count);
+    cudaError_t e = rt_peer_check(c, dst, dstDevice, src, srcDevice, count);
     if (e != cudaSuccess)
         return rt_error(c, e);
     return cudaMemcpy(dst, src, count, cudaMemcpyDeviceToDevice);
@@ -218,11 +226,7 @@ cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int s
                                 size_t count, cudaStream_t stream)
 {
     RT_ENTER(c);
-    cudaError_t e = rt_device(c, NULL);
-    if (e == cudaSuccess)
-        e = rt_peer_side(c, dstDevice, dst, count);
-    if (e == cudaSuccess)
-        e = rt_peer_side(c, srcDevice, src, count);
+    cudaError_t e = rt_peer_check(c, dst, dstDevice, src, srcDevice, count);
     if (e != cudaSuccess)
         return rt_error(c, e);
     return cudaMemcpyAsync(dst, src, count, cudaMemcpyDeviceToDevice, stream);

@@ -61,6 +61,19 @@ static inline void tm_done(TmRun *r)
     emu_destroy(r->d);
 }
 
+/* A kernel that reaches the whole memory system: thread i of the grid writes
+ * out[i] = in[(i * 7) % 4096] * 3 + i, where out is the buffer at parameter 0 and in
+ * starts 8192 bytes into it (2048 threads). */
+#define TM_GATHER_SRC                                                                      \
+    ".kernel k\n.param 8\n"                                                                \
+    "  s2r r0, %tid.x\n  s2r r1, %ctaid.x\n  s2r r2, %ntid.x\n  mul.u32 r3, r1, r2\n"        \
+    "  add.u32 r3, r3, r0\n  ld.param.u64 r40, [0]\n"                                       \
+    "  mul.u32 r4, r3, 7\n  and.u32 r4, r4, 4095\n  shl.u32 r4, r4, 2\n"                     \
+    "  cvt.u64.u32 r6, r4\n  add.u64 r6, r6, r40\n  ld.global.u32 r8, [r6+8192]\n"          \
+    "  mul.u32 r8, r8, 3\n  add.u32 r8, r8, r3\n"                                           \
+    "  shl.u32 r15, r3, 2\n  cvt.u64.u32 r16, r15\n  add.u64 r16, r16, r40\n"               \
+    "  st.global.u32 [r16], r8\n  exit\n"
+
 /* Kernel text: `body` between two clock reads; out[0], out[1] = the clocks. The
  * preamble's results are all written back before the first clock read (the add to rz
  * waits for the last of them and writes nothing), so the body runs in a quiet pipeline. */

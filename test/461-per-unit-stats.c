@@ -10,16 +10,7 @@
 
 #include "400-timing-util.h"
 
-/* out[i] = in[(i * 7) % 4096] * 3 + i, 2048 threads */
-static const char *src =
-    ".kernel k\n.param 8\n"
-    "  s2r r0, %tid.x\n  s2r r1, %ctaid.x\n  s2r r2, %ntid.x\n  mul.u32 r3, r1, r2\n"
-    "  add.u32 r3, r3, r0\n  ld.param.u64 r40, [0]\n"
-    "  mul.u32 r4, r3, 7\n  and.u32 r4, r4, 4095\n  shl.u32 r4, r4, 2\n"
-    "  cvt.u64.u32 r6, r4\n  add.u64 r6, r6, r40\n  ld.global.u32 r8, [r6+8192]\n"
-    "  mul.u32 r8, r8, 3\n  add.u32 r8, r8, r3\n"
-    "  shl.u32 r15, r3, 2\n  cvt.u64.u32 r16, r15\n  add.u64 r16, r16, r40\n"
-    "  st.global.u32 [r16], r8\n  exit\n";
+static const char *src = TM_GATHER_SRC; /* 400-timing-util.h */
 
 #define UNITS "gpu.sm_count=4;l2.slices=4;dram.channels=2;emu.mode=timing"
 

@@ -118,62 +118,32 @@ Test(slots, resource_and_placement_registries_match_their_keys)
     cr_expect_eq(i, count_choices(p->unit));
 }
 
-Test(slots, insertion_registry_matches_both_keys)
-{
-    const char *keys[] = {"l1.insertion", "l2.insertion"};
-    for (int l = 0; l < 2; l++) {
-        const EmuCfgKey *k = key(keys[l]);
-        size_t i = 0;
-        for (const TmInsertionOps *o; (o = tm_insertion_entry(i)); i++) {
-            cr_expect(is_choice(k->unit, o->name), "%s not a choice of %s", o->name, keys[l]);
-            cr_expect_eq(tm_insertion_find(o->name), o);
-            cr_expect(!o->init == !o->free, "%s: init without free or free without init",
-                      o->name);
-        }
-        cr_expect_eq(i, count_choices(k->unit));
-        cr_expect(strstr(k->def, "mru"), "%s defaults to %s, not the baseline", keys[l], k->def);
-    }
-}
+/* The memory-side slots: every entry of prefix's registry is a choice of key, found by
+ * its name, with its state hooks in pairs (pair: the two hooks that go together); the
+ * key has exactly the registry's choices and defaults to the baseline. */
+#define CHECK_MEMORY_SLOT(type, prefix, keyname, baseline, pair_a, pair_b)                  \
+    do {                                                                                   \
+        const EmuCfgKey *k = key(keyname);                                                 \
+        size_t i = 0;                                                                      \
+        for (const type *o; (o = prefix##_entry(i)); i++) {                                \
+            cr_expect(is_choice(k->unit, o->name), "%s not a choice of %s", o->name,       \
+                      keyname);                                                            \
+            cr_expect_eq(prefix##_find(o->name), o);                                       \
+            cr_expect(!o->pair_a == !o->pair_b, "%s: %s without %s", o->name, #pair_a,     \
+                      #pair_b);                                                            \
+        }                                                                                  \
+        cr_expect_eq(i, count_choices(k->unit), "%s", keyname);                            \
+        cr_expect(strstr(k->def, baseline), "%s defaults to %s", keyname, k->def);          \
+    } while (0)
 
-Test(slots, transform_registry_matches_mem_transform)
+Test(slots, memory_side_registries_match_their_keys)
 {
-    const EmuCfgKey *k = key("mem.transform");
-    size_t i = 0;
-    for (const TmTransformOps *o; (o = tm_transform_entry(i)); i++) {
-        cr_expect(is_choice(k->unit, o->name), "%s not a choice of mem.transform", o->name);
-        cr_expect_eq(tm_transform_find(o->name), o);
-        cr_expect(!o->init == !o->free, "%s: init without free or free without init",
-                  o->name);
-    }
-    cr_expect_eq(i, count_choices(k->unit));
-    cr_expect(strstr(k->def, "none"), "mem.transform defaults to %s", k->def);
-}
-
-Test(slots, coherence_registry_matches_coherence)
-{
-    const EmuCfgKey *k = key("coherence");
-    size_t i = 0;
-    for (const TmCoherenceOps *o; (o = tm_coherence_entry(i)); i++) {
-        cr_expect(is_choice(k->unit, o->name), "%s not a choice of coherence", o->name);
-        cr_expect_eq(tm_coherence_find(o->name), o);
-        cr_expect(!o->launch.begin == !o->launch.end, "%s: begin without end", o->name);
-    }
-    cr_expect_eq(i, count_choices(k->unit));
-    cr_expect(strstr(k->def, "none"), "coherence defaults to %s", k->def);
-}
-
-Test(slots, l2_prefetch_registry_matches_l2_prefetch)
-{
-    const EmuCfgKey *k = key("l2.prefetch");
-    size_t i = 0;
-    for (const TmL2PrefetchOps *o; (o = tm_l2_prefetch_entry(i)); i++) {
-        cr_expect(is_choice(k->unit, o->name), "%s not a choice of l2.prefetch", o->name);
-        cr_expect_eq(tm_l2_prefetch_find(o->name), o);
-        cr_expect(!o->init == !o->free, "%s: init without free or free without init",
-                  o->name);
-    }
-    cr_expect_eq(i, count_choices(k->unit));
-    cr_expect(strstr(k->def, "none"), "l2.prefetch defaults to %s", k->def);
+    CHECK_MEMORY_SLOT(TmInsertionOps, tm_insertion, "l1.insertion", "mru", init, free);
+    CHECK_MEMORY_SLOT(TmInsertionOps, tm_insertion, "l2.insertion", "mru", init, free);
+    CHECK_MEMORY_SLOT(TmL2PrefetchOps, tm_l2_prefetch, "l2.prefetch", "none", init, free);
+    CHECK_MEMORY_SLOT(TmTransformOps, tm_transform, "mem.transform", "none", init, free);
+    CHECK_MEMORY_SLOT(TmCoherenceOps, tm_coherence, "coherence", "none", launch.begin,
+                      launch.end);
 }
 
 Test(slots, every_pair_resolves_or_names_the_key)

@@ -108,85 +108,19 @@ const TmCollectorOps *tm_collector_entry(size_t i)
     return entry(K_COLLECTOR, i);
 }
 
-const TmPrefetchOps *tm_prefetch_find(const char *name)
-{
-    return find(K_PREFETCH, name);
-}
-
-const TmPrefetchOps *tm_prefetch_entry(size_t i)
-{
-    return entry(K_PREFETCH, i);
-}
-
-const TmObserverOps *tm_observer_find(const char *name)
-{
-    return find(K_OBSERVER, name);
-}
-
-const TmObserverOps *tm_observer_entry(size_t i)
-{
-    return entry(K_OBSERVER, i);
-}
-
-const TmResourceOps *tm_resource_find(const char *name)
-{
-    return find(K_RESOURCE, name);
-}
-
-const TmResourceOps *tm_resource_entry(size_t i)
-{
-    return entry(K_RESOURCE, i);
-}
-
-const TmPlacementOps *tm_placement_find(const char *name)
-{
-    return find(K_PLACEMENT, name);
-}
-
-const TmPlacementOps *tm_placement_entry(size_t i)
-{
-    return entry(K_PLACEMENT, i);
-}
-
-const TmInsertionOps *tm_insertion_find(const char *name)
-{
-    return find(K_INSERTION, name);
-}
-
-const TmInsertionOps *tm_insertion_entry(size_t i)
-{
-    return entry(K_INSERTION, i);
-}
-
-const TmTransformOps *tm_transform_find(const char *name)
-{
-    return find(K_TRANSFORM, name);
-}
-
-const TmTransformOps *tm_transform_entry(size_t i)
-{
-    return entry(K_TRANSFORM, i);
-}
-
-const TmCoherenceOps *tm_coherence_find(const char *name)
-{
-    return find(K_COHERENCE, name);
-}
-
-const TmCoherenceOps *tm_coherence_entry(size_t i)
-{
-    return entry(K_COHERENCE, i);
-}
-
-const TmL2PrefetchOps *tm_l2_prefetch_find(const char *name)
-{
-    return find(K_L2PREFETCH, name);
-}
-
-const TmL2PrefetchOps *tm_l2_prefetch_entry(size_t i)
-{
-    return entry(K_L2PREFETCH, i);
-}
+/* Each slot's lookups (slots.h): by name, and the i-th entry. */
+#define LOOKUPS(type, prefix, kind)                                                        \
+    const type *prefix##_find(const char *name) { return find(kind, name); }               \
+    const type *prefix##_entry(size_t i) { return entry(kind, i); }
+LOOKUPS(TmPrefetchOps, tm_prefetch, K_PREFETCH)
+LOOKUPS(TmObserverOps, tm_observer, K_OBSERVER)
+LOOKUPS(TmResourceOps, tm_resource, K_RESOURCE)
+LOOKUPS(TmPlacementOps, tm_placement, K_PLACEMENT)
+LOOKUPS(TmInsertionOps, tm_insertion, K_INSERTION)
+LOOKUPS(TmTransformOps, tm_transform, K_TRANSFORM)
+LOOKUPS(TmCoherenceOps, tm_coherence, K_COHERENCE)
+LOOKUPS(TmL2PrefetchOps, tm_l2_prefetch, K_L2PREFETCH)
+#undef LOOKUPS
 
 int tm_insertion_open(const TmInsertionOps **ops, void **state, const EmuConfig *cfg,
                       int level, char *err, size_t n)
