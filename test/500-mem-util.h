@@ -133,6 +133,12 @@ static inline TmAccess t_acc(TmSpace space, TmKind kind, unsigned size, uint64_t
     return a;
 }
 
+/* A whole-line read: 32 lanes reading consecutive words from line (four sectors). */
+static inline TmAccess t_line_read(uint64_t line)
+{
+    return t_acc(TM_GLOBAL, TM_READ, 4, line, 4);
+}
+
 /* Issues a at the current cycle (which must accept it). */
 static inline void t_issue(TMem *t, unsigned sm, const TmAccess *a, uint64_t tag)
 {

@@ -11,16 +11,11 @@
 
 #define CFG T_SAME_CLOCKS
 
-static TmAccess line_read(uint64_t line)
-{
-    return t_acc(TM_GLOBAL, TM_READ, 4, line, 4);
-}
-
 Test(l1, cold_miss_then_hit_at_exact_latency)
 {
     TMem t;
     t_mem_open(&t, CFG);
-    TmAccess a = line_read(0x10000);
+    TmAccess a = t_line_read(0x10000);
     cr_expect_eq(t_latency(&t, 0, &a, 1), t_miss_latency(&t.cfg, 4, 0));
     cr_expect_eq(t_miss_latency(&t.cfg, 4, 0), 339); /* the defaults, spelled out */
     t.now += 5;
@@ -40,7 +35,7 @@ Test(l1, second_miss_to_a_line_merges_into_the_mshr)
 {
     TMem t;
     t_mem_open(&t, CFG);
-    TmAccess a = line_read(0x20000);
+    TmAccess a = t_line_read(0x20000);
     t_issue(&t, 0, &a, 1);
     t_mem_tick(&t);
     t.now++;
@@ -60,7 +55,7 @@ Test(l1, full_mshr_table_stalls_issue_until_a_fill)
 {
     TMem t;
     t_mem_open(&t, CFG ";l1.mshrs=1");
-    TmAccess a = line_read(0x0), b = line_read(0x1000), c = line_read(0x2000);
+    TmAccess a = t_line_read(0x0), b = t_line_read(0x1000), c = t_line_read(0x2000);
     t_issue(&t, 0, &a, 1);
     t.now = 1;
     t_issue(&t, 0, &b, 2); /* accepted: queued behind the full MSHR table */
@@ -91,7 +86,7 @@ Test(l1, sector_miss_fetches_only_missing_sectors)
     TmAccess one = t_acc(TM_GLOBAL, TM_READ, 1, 0x40000, 1); /* bytes 0..31: sector 0 */
     cr_expect_eq(t_latency(&t, 0, &one, 1), t_miss_latency(&t.cfg, 1, 0));
     cr_expect_eq(t.ctr.icnt_resp_flits, 1);
-    TmAccess all = line_read(0x40000);
+    TmAccess all = t_line_read(0x40000);
     /* sectors 1-3 miss in L1 and L2; the DRAM row is still open */
     cr_expect_eq(t_latency(&t, 0, &all, 2), t_miss_latency(&t.cfg, 3, 1));
     cr_expect_eq(t.ctr.icnt_resp_flits, 1 + 3);
@@ -108,7 +103,7 @@ static uint64_t run_lines(const char *cfg, const unsigned *lines, unsigned n)
     TMem t;
     t_mem_open(&t, cfg);
     for (unsigned i = 0; i < n; i++) {
-        TmAccess a = line_read(lines[i] * 128ull);
+        TmAccess a = t_line_read(lines[i] * 128ull);
         t_latency(&t, 0, &a, i);
     }
     cr_expect_eq(t.ctr.l1_hits + t.ctr.l1_misses, n);
@@ -145,7 +140,7 @@ Test(l1, stores_write_through_without_allocating)
 {
     TMem t;
     t_mem_open(&t, CFG);
-    TmAccess st = t_acc(TM_GLOBAL, TM_WRITE, 4, 0x8000, 4), ld = line_read(0x8000);
+    TmAccess st = t_acc(TM_GLOBAL, TM_WRITE, 4, 0x8000, 4), ld = t_line_read(0x8000);
     cr_expect_eq(t_latency(&t, 0, &st, 1), 0, "a store completes when accepted");
     t_drain(&t);
     cr_expect_eq(t.ctr.l1_writes, 1);
@@ -166,7 +161,7 @@ Test(l1, atomics_go_to_l2_and_invalidate_the_line)
 {
     TMem t;
     t_mem_open(&t, CFG);
-    TmAccess ld = line_read(0x9000), at = t_acc(TM_GLOBAL, TM_ATOMIC, 4, 0x9000, 0);
+    TmAccess ld = t_line_read(0x9000), at = t_acc(TM_GLOBAL, TM_ATOMIC, 4, 0x9000, 0);
     t_latency(&t, 0, &ld, 1);
     cr_expect_eq(t_latency(&t, 0, &at, 2), 2 * t.cfg.icnt_latency + t.cfg.l2_latency);
     cr_expect_eq(t.ctr.l1_atomics, 1);
@@ -180,7 +175,7 @@ Test(l1, flush_invalidates)
 {
     TMem t;
     t_mem_open(&t, CFG);
-    TmAccess ld = line_read(0xa000);
+    TmAccess ld = t_line_read(0xa000);
     t_latency(&t, 0, &ld, 1);
     ldst_flush(t.u[0]);
     t_latency(&t, 0, &ld, 2);

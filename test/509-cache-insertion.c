@@ -14,11 +14,6 @@
 #define SMALL_L1 T_SAME_CLOCKS ";l1.bytes=4096;l1.ways=4"
 #define SET_STRIDE 1024
 
-static TmAccess line_read(uint64_t line)
-{
-    return t_acc(TM_GLOBAL, TM_READ, 4, line, 4);
-}
-
 /* Reads lines 0 .. n-1 of one set in order, `passes` times, each read waited for; returns
  * the L1 hits of the last pass. */
 static uint64_t cyclic(TMem *t, unsigned n, unsigned passes)
@@ -27,7 +22,7 @@ static uint64_t cyclic(TMem *t, unsigned n, unsigned passes)
     for (unsigned p = 0; p < passes; p++) {
         before = t->ctr.l1_hits;
         for (unsigned i = 0; i < n; i++) {
-            TmAccess a = line_read(0x100000 + (uint64_t)i * SET_STRIDE);
+            TmAccess a = t_line_read(0x100000 + (uint64_t)i * SET_STRIDE);
             t_latency(t, 0, &a, tag++);
         }
     }
@@ -67,7 +62,7 @@ Test(insertion, l1_bypass_reads_from_l2_every_time)
 {
     TMem t;
     t_mem_open(&t, T_SAME_CLOCKS ";l1.insertion=bypass");
-    TmAccess a = line_read(0x10000);
+    TmAccess a = t_line_read(0x10000);
     cr_expect_eq(t_latency(&t, 0, &a, 1), t_miss_latency(&t.cfg, 4, 0));
     t.now += 5;
     cr_expect_eq(t_latency(&t, 0, &a, 2), 2 * t.cfg.icnt_latency + t.cfg.l2_latency + 3,
@@ -83,7 +78,7 @@ Test(insertion, l2_bypass_misses_again)
 {
     TMem t;
     t_mem_open(&t, T_SAME_CLOCKS ";l1.insertion=bypass;l2.insertion=bypass");
-    TmAccess a = line_read(0x10000);
+    TmAccess a = t_line_read(0x10000);
     t_latency(&t, 0, &a, 1);
     t.now += 5;
     t_latency(&t, 0, &a, 2);

@@ -33,7 +33,7 @@ static Cycle cold_read(const char *set, Fake *f, TMem *t)
 {
     t_mem_open(t, set);
     memsys_set_reader(t->m, fake_read, f);
-    TmAccess a = t_acc(TM_GLOBAL, TM_READ, 4, 0x10000, 4);
+    TmAccess a = t_line_read(0x10000);
     return t_latency(t, 0, &a, 1);
 }
 

@@ -19,7 +19,7 @@ static void reads(TMem *t, const TmCoherenceOps *coh, uint64_t lease, const Cycl
     static uint64_t state;
     state = lease;
     ldst_coherence(t->u[0], coh, &state);
-    TmAccess a = t_acc(TM_GLOBAL, TM_READ, 4, 0x10000, 4);
+    TmAccess a = t_line_read(0x10000);
     for (int i = 0; i < n; i++) {
         t->now += delay[i];
         lat[i] = t_latency(t, 0, &a, (uint64_t)i + 1);

@@ -11,16 +11,11 @@
 
 #define CFG T_SAME_CLOCKS
 
-static TmAccess line_read(uint64_t line)
-{
-    return t_acc(TM_GLOBAL, TM_READ, 4, line, 4);
-}
-
 Test(l2_prefetch, next_line_turns_a_miss_into_an_l2_hit)
 {
     TMem t;
     t_mem_open(&t, CFG ";l2.prefetch=next-line");
-    TmAccess a = line_read(0x10000), b = line_read(0x10080);
+    TmAccess a = t_line_read(0x10000), b = t_line_read(0x10080);
     cr_expect_eq(t_latency(&t, 0, &a, 1), t_miss_latency(&t.cfg, 4, 0));
     t_drain(&t); /* the prefetch of 0x10080 lands; nothing is answered for it */
     cr_expect_eq(t.ctr.l2_prefetches, 1);
@@ -46,7 +41,7 @@ Test(l2_prefetch, present_lines_are_redundant_and_degree_counts)
 {
     TMem t;
     t_mem_open(&t, CFG ";l2.prefetch=next-line;l2.prefetch_degree=3");
-    TmAccess b = line_read(0x10080), a = line_read(0x10000);
+    TmAccess b = t_line_read(0x10080), a = t_line_read(0x10000);
     t_latency(&t, 0, &b, 1); /* misses: prefetches 0x10100, 0x10180, 0x10200 */
     t_drain(&t);
     cr_expect_eq(t.ctr.l2_prefetches, 3);
