@@ -3,17 +3,19 @@
 
 Runs every compiled sample twice, in functional mode and in timing mode with a preset
 (default rtx2060-s), and prints per sample: warp instructions, simulated cycles, IPC,
-timing-mode seconds and millions of warp instructions per second, and the slowdown of
-timing mode over functional mode (emulation seconds of the kernels, from the statistics
-of the same run); then geometric means. Both runs must print PASS.
+timing-mode CPU seconds and millions of warp instructions per CPU second, and the
+slowdown of timing mode over functional mode (the kernels' emulation CPU seconds,
+host_cpu_seconds of the statistics of the same run); then geometric means. Both runs
+must print PASS. --instructions counts host instructions per warp instruction in timing
+mode under callgrind instead (bench/functional.py).
 
-usage: bench/timing.py [BUILD_DIR] [--config PRESET] [SAMPLE...]
+usage: bench/timing.py [BUILD_DIR] [--config PRESET] [--instructions] [SAMPLE...]
 """
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from functional import geomean, run_sample, sample_names  # noqa: E402
+from functional import geomean, print_instructions, run_sample, sample_names  # noqa: E402
 
 
 def main():
@@ -23,15 +25,21 @@ def main():
     if args[:1] == ["--config"]:
         preset = args[1]
         args = args[2:]
-    names = sample_names(args)
+    counting = "--instructions" in args
+    names = sample_names([a for a in args if a != "--instructions"])
+    env = {"XGPU_CONFIG": preset}
+    if counting:
+        print(f"timing mode, preset {preset}, host instructions per warp instruction "
+              "(callgrind)")
+        print_instructions(build, names, "timing", env)
+        return
     print(f"timing mode, preset {preset}")
-    print(f"{'sample':12} {'warp insns':>11} {'cycles':>11} {'IPC':>7} {'timing s':>9} "
+    print(f"{'sample':12} {'warp insns':>11} {'cycles':>11} {'IPC':>7} {'cpu s':>9} "
           f"{'Mwarp-insn/s':>13} {'func s':>8} {'slowdown':>9}")
     rates, slows = [], []
-    env = {"XGPU_CONFIG": preset}
     for name in names:
-        f_insns, f_secs, _, _ = run_sample(build, name, "functional", env)
-        t_insns, t_secs, _, data = run_sample(build, name, "timing", env)
+        f_insns, f_secs, _, _, _ = run_sample(build, name, "functional", env)
+        t_insns, t_secs, _, data, _ = run_sample(build, name, "timing", env)
         if f_insns != t_insns:
             sys.exit(f"{name}: {f_insns} warp instructions in functional mode, "
                      f"{t_insns} in timing mode")

@@ -9,7 +9,7 @@ every figure as it was.
 snapshot runs each compiled sample of BUILD_DIR/samples in timing mode under each policy
 of bench/memento_eval.py on its default preset (rtx2060-s), and under the baseline on
 every other preset, and writes OUT_DIR/SAMPLE.PRESET.POLICY.json: the statistics JSON
-with the host's own figures (host_seconds, which measure this machine, not the model)
+with the host's own figures (host_seconds, host_cpu_seconds: this machine, not the model)
 removed, keys sorted. compare reports every file that differs or exists on one side only
 and exits 1 if any does; the files are otherwise byte-identical. With --new-keys, the
 configuration keys and counters present on one side only (a change that added a key or
@@ -30,7 +30,7 @@ from memento_eval import POLICIES  # noqa: E402
 
 DEFAULT_PRESET = "rtx2060-s"
 OTHER_PRESETS = ["gtx480", "kepler", "maxwell"]
-HOST_FIELDS = {"host_seconds"}
+HOST_FIELDS = {"host_seconds", "host_cpu_seconds"}
 
 
 def strip_host(v):

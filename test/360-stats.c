@@ -40,6 +40,7 @@ Test(stats, exact_counts)
     cr_expect_eq(st.shared_dynamic, 16);
     cr_expect_eq(st.status, EMU_OK);
     cr_expect_geq(st.host_seconds, 0.0);
+    cr_expect_geq(st.host_cpu_seconds, 0.0);
     /* the functional clock counts the warp's earlier instructions: 4 in every warp
      * that had an odd lane (all do), whatever the lane */
     for (int i = 0; i <= 40; i++) /* out[r0]: odd threads stored at tid + 1 */
@@ -105,6 +106,9 @@ Test(stats, json_document)
     cr_expect_eq(json_object_get_uint64(get(l0, "warp_instructions")), st.warp_instructions);
     cr_expect_eq(json_object_get_uint64(get(l0, "thread_instructions")), st.thread_instructions);
     get(l0, "host_seconds");
+    cr_expect_leq(json_object_get_double(get(l0, "host_cpu_seconds")),
+                  json_object_get_double(get(l0, "host_seconds")) + 0.01,
+                  "one thread: no more CPU time than wall time");
     cr_expect_str_eq(json_object_get_string(get(l0, "status")), "ok");
     json_object *l1 = json_object_array_get_idx(ls, 1);
     cr_expect_str_eq(json_object_get_string(get(l1, "status")), "launch failure");
@@ -113,6 +117,7 @@ Test(stats, json_document)
     cr_expect_eq(json_object_get_uint64(get(tot, "warp_instructions")), st.warp_instructions + 1);
     get(tot, "thread_instructions");
     get(tot, "host_seconds");
+    get(tot, "host_cpu_seconds");
     json_object_put(root);
     free(text);
     emu_destroy(d);

@@ -126,7 +126,7 @@ Test(stats_printer, summary_table)
 
 static const char *src = ".kernel k\n  s2r r0, %tid.x\n  add.u32 r0, r0, 1\n  exit\n";
 
-/* Runs k twice (1 and 3 CTAs) and returns the JSON text with host_seconds zeroed. */
+/* Runs k twice (1 and 3 CTAs) and returns the JSON text with the host's times zeroed. */
 static char *run_json(void)
 {
     EmuDevice *d = t_dev();
@@ -145,10 +145,13 @@ static char *run_json(void)
     cr_assert_not_null(root, "%s", text);
     free(text);
     json_object *ls = get(root, "launches");
-    for (size_t i = 0; i < json_object_array_length(ls); i++)
-        json_object_object_add(json_object_array_get_idx(ls, i), "host_seconds",
-                               json_object_new_double(0));
-    json_object_object_add(get(root, "totals"), "host_seconds", json_object_new_double(0));
+    static const char *host[] = {"host_seconds", "host_cpu_seconds"};
+    for (int h = 0; h < 2; h++) {
+        for (size_t i = 0; i < json_object_array_length(ls); i++)
+            json_object_object_add(json_object_array_get_idx(ls, i), host[h],
+                                   json_object_new_double(0));
+        json_object_object_add(get(root, "totals"), host[h], json_object_new_double(0));
+    }
     char *out = strdup(json_object_to_json_string(root));
     json_object_put(root);
     return out;

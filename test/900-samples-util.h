@@ -35,8 +35,8 @@ static const struct {
 /* Drops what legitimately differs between two runs: host time and the skip key. */
 static void suite_strip(json_object *o)
 {
-    static const char *drop[] = {"host_seconds", "warp_insns_per_second", "seconds",
-                                 "emu.skip_idle"};
+    static const char *drop[] = {"host_seconds", "host_cpu_seconds", "warp_insns_per_second",
+                                 "seconds", "emu.skip_idle"};
     if (json_object_is_type(o, json_type_array)) {
         for (size_t i = 0; i < json_object_array_length(o); i++)
             suite_strip(json_object_array_get_idx(o, i));

@@ -213,6 +213,7 @@ static json_object *launch_json(const EmuDevice *d, size_t i)
     json_object_object_add(o, "thread_instructions",
                            json_object_new_uint64(s->thread_instructions));
     json_object_object_add(o, "host_seconds", json_object_new_double(s->host_seconds));
+    json_object_object_add(o, "host_cpu_seconds", json_object_new_double(s->host_cpu_seconds));
     json_object_object_add(o, "emulated_ns", json_object_new_uint64(s->emulated_ns));
     json_object_object_add(o, "printf_bytes", json_object_new_uint64(s->printf_bytes));
     json_object_object_add(o, "printf_dropped", json_object_new_uint64(s->printf_dropped));
@@ -246,7 +247,7 @@ int emu_write_stats_json(const EmuDevice *d, FILE *f)
     EmuStatView sum;
     view_init(d, &sum);
     sum.ctr = ctr;
-    double secs = 0;
+    double secs = 0, cpu = 0;
     json_object *observed = json_object_new_object();
     for (size_t i = 0; i < d->nlaunches; i++) {
         const EmuLaunchStats *s = &d->launches[i];
@@ -256,6 +257,7 @@ int emu_write_stats_json(const EmuDevice *d, FILE *f)
         winsns += s->warp_instructions;
         tinsns += s->thread_instructions;
         secs += s->host_seconds;
+        cpu += s->host_cpu_seconds;
         ns += s->emulated_ns;
         pbytes += s->printf_bytes;
         pdropped += s->printf_dropped;
@@ -266,6 +268,7 @@ int emu_write_stats_json(const EmuDevice *d, FILE *f)
     json_object_object_add(totals, "warp_instructions", json_object_new_uint64(winsns));
     json_object_object_add(totals, "thread_instructions", json_object_new_uint64(tinsns));
     json_object_object_add(totals, "host_seconds", json_object_new_double(secs));
+    json_object_object_add(totals, "host_cpu_seconds", json_object_new_double(cpu));
     json_object_object_add(totals, "emulated_ns", json_object_new_uint64(ns));
     json_object_object_add(totals, "printf_bytes", json_object_new_uint64(pbytes));
     json_object_object_add(totals, "printf_dropped", json_object_new_uint64(pdropped));

@@ -119,6 +119,8 @@ typedef struct EmuLaunchStats {
     uint64_t warp_instructions;   /* warp-level instructions issued */
     uint64_t thread_instructions; /* sum over issued instructions of active lanes */
     double host_seconds;          /* wall time spent emulating this launch */
+    double host_cpu_seconds;      /* CPU time of the process spent emulating it (every
+                                   * thread's; what a loaded machine does not inflate) */
     EmuStatus status;
     uint64_t emulated_ns;         /* emulated duration (see emu_device_time_ns) */
     uint64_t printf_bytes;        /* device printf output appended to the FIFO */
