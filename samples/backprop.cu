@@ -26,8 +26,6 @@
 #define ETA 0.3f
 #define MOMENTUM 0.3f
 
-/* CPU seconds of the process (the reference runs on one thread; a loaded machine does
- * not inflate it). */
 static double cpu_seconds(void)
 {
     struct timespec t;

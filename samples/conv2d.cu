@@ -20,8 +20,6 @@
 
 __constant__ float filters[2][TAPS][TAPS];
 
-/* CPU seconds of the process (the reference runs on one thread; a loaded machine does
- * not inflate it). */
 static double cpu_seconds(void)
 {
     struct timespec t;

@@ -14,8 +14,6 @@
 
 #define TILE 16
 
-/* CPU seconds of the process (the reference runs on one thread; a loaded machine does
- * not inflate it). */
 static double cpu_seconds(void)
 {
     struct timespec t;

@@ -26,8 +26,6 @@
 #define PRECISION 0.001
 #define AMBIENT 80.0
 
-/* CPU seconds of the process (the reference runs on one thread; a loaded machine does
- * not inflate it). */
 static double cpu_seconds(void)
 {
     struct timespec t;

@@ -20,8 +20,6 @@
 #define X_TILE 64 // pixels per strip (one per thread)
 #define GY 4      // CTAs per grid column
 
-/* CPU seconds of the process (the reference runs on one thread; a loaded machine does
- * not inflate it). */
 static double cpu_seconds(void)
 {
     struct timespec t;

@@ -23,8 +23,6 @@ struct Body {
     double x, y, z, m;
 };
 
-/* CPU seconds of the process (the reference runs on one thread; a loaded machine does
- * not inflate it). */
 static double cpu_seconds(void)
 {
     struct timespec t;

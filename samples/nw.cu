@@ -19,8 +19,6 @@
 
 __constant__ int c_sub[ALPHABET * ALPHABET];
 
-/* CPU seconds of the process (the reference runs on one thread; a loaded machine does
- * not inflate it). */
 static double cpu_seconds(void)
 {
     struct timespec t;

@@ -20,8 +20,6 @@
 #define WARP 32
 #define DAMPING 0.85f
 
-/* CPU seconds of the process (the reference runs on one thread; a loaded machine does
- * not inflate it). */
 static double cpu_seconds(void)
 {
     struct timespec t;

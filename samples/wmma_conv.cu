@@ -21,8 +21,6 @@ using namespace nvcuda;
 
 #define PT 64 /* pixels per block (16 per warp) */
 
-/* CPU seconds of the process (the reference runs on one thread; a loaded machine does
- * not inflate it). */
 static double cpu_seconds(void)
 {
     struct timespec t;

@@ -19,8 +19,6 @@ using namespace nvcuda;
 #define BT 32 /* block tile (C rows and columns) */
 #define KT 16 /* K step */
 
-/* CPU seconds of the process (the reference runs on one thread; a loaded machine does
- * not inflate it). */
 static double cpu_seconds(void)
 {
     struct timespec t;

@@ -17,8 +17,6 @@
 
 using namespace nvcuda;
 
-/* CPU seconds of the process (the reference runs on one thread; a loaded machine does
- * not inflate it). */
 static double cpu_seconds(void)
 {
     struct timespec t;

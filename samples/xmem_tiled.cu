@@ -18,8 +18,6 @@
 #define TILE 16
 #define N 64
 
-/* CPU seconds of the process (the reference runs on one thread; a loaded machine does
- * not inflate it). */
 static double cpu_seconds(void)
 {
     struct timespec t;
