@@ -146,6 +146,11 @@ uint32_t emu_system_gpus(const EmuSystem *s)
     return s ? s->cfg.system_gpus : 0;
 }
 
+void emu_system_range(const EmuSystem *s, uint32_t i, uint64_t *base, uint64_t *limit)
+{
+    gpu_range(&s->cfg, i, base, limit);
+}
+
 EmuStatus emu_system_device(EmuSystem *s, uint32_t i, EmuDevice **out, char *err, size_t errlen)
 {
     if (!s) {

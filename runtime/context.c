@@ -158,11 +158,8 @@ cudaError_t rt_system(RtContext *c)
         return c->init_error = cudaErrorInitializationError;
     }
     c->ndevs = (int)emu_system_gpus(c->sys);
-    uint64_t base = XGPU_GLOBAL_BASE;
-    for (int i = 0; i < c->ndevs; i++, base += XGPU_GPU_SPAN) {
-        c->devs[i].base = base;
-        c->devs[i].limit = i + 1 == c->ndevs ? XGPU_PARAM_BASE : base + XGPU_GPU_SPAN;
-    }
+    for (int i = 0; i < c->ndevs; i++)
+        emu_system_range(c->sys, (uint32_t)i, &c->devs[i].base, &c->devs[i].limit);
     if (!c->exit_hook && atexit(rt_exit_hook) == 0)
         c->exit_hook = 1;
     return cudaSuccess;

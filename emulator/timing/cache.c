@@ -227,12 +227,13 @@ CacheMshr *cache_apply(Cache *c, const TmReq *r, const CachePlan *p)
     return m;
 }
 
-unsigned cache_fill(Cache *c, CacheMshr *m, uint8_t sectors, TmReq *out, unsigned max)
+unsigned cache_fill(Cache *c, CacheMshr *m, uint8_t sectors, TmReq *out, unsigned max,
+                    Cycle now)
 {
     CacheLine *l = cache_find(c, m->line);
     m->pending &= ~sectors;
     if (l)
-        l->valid |= sectors;
+        l->valid |= sectors, l->filled = now;
     uint8_t have = l ? l->valid : sectors;
     unsigned k = 0, keep = 0;
     for (unsigned i = 0; i < m->nwait; i++) {

@@ -25,7 +25,7 @@ typedef struct CacheLine {
     uint8_t mshr;   /* reserved: a miss to it is in flight */
     uint8_t prefetched; /* brought by a prefetch and not yet read by a demand request */
     uint8_t bypass; /* TM_INSERT_BYPASS: dropped once its miss is served */
-    Cycle filled;   /* the cycle its last fill arrived (kept when a coherence slot asks) */
+    Cycle filled;   /* the cycle its last fill arrived (the coherence slot's lease) */
 } CacheLine;
 
 typedef struct CacheMshr {
@@ -102,10 +102,11 @@ void cache_plan(Cache *c, const TmReq *r, CachePlan *p);
  * MSHR and queue r on it.
  * Returns the MSHR (CACHE_MERGE / CACHE_MISS) or NULL. */
 CacheMshr *cache_apply(Cache *c, const TmReq *r, const CachePlan *p);
-/* Sectors arrived for MSHR m: marks them valid, moves the waiters they complete to out
- * (at most max; returns how many), frees the MSHR once nothing is pending (and then drops
- * a bypassing line that nothing made dirty). */
-unsigned cache_fill(Cache *c, CacheMshr *m, uint8_t sectors, TmReq *out, unsigned max);
+/* Sectors arrived for MSHR m at cycle now: marks them valid (and the line filled at now),
+ * moves the waiters they complete to out (at most max; returns how many), frees the MSHR
+ * once nothing is pending (and then drops a bypassing line that nothing made dirty). */
+unsigned cache_fill(Cache *c, CacheMshr *m, uint8_t sectors, TmReq *out, unsigned max,
+                    Cycle now);
 /* Drops every line that is not reserved (kernel boundary). */
 void cache_invalidate(Cache *c);
 void cache_dump(const Cache *c, const char *what, FILE *f);

@@ -177,10 +177,5 @@ unsigned l1_fill(L1 *l, const TmReq *resp, TmReq *out, Cycle now)
     CacheMshr *m = cache_mshr_find(&l->c, resp->line);
     if (!m)
         return 0; /* not ours: cannot happen, the memory system answers each request once */
-    if (l->coh) { /* the coherence slot dates what a line holds */
-        CacheLine *line = cache_find(&l->c, resp->line);
-        if (line)
-            line->filled = now;
-    }
-    return cache_fill(&l->c, m, resp->sectors, out, l->c.merge);
+    return cache_fill(&l->c, m, resp->sectors, out, l->c.merge, now);
 }

@@ -139,10 +139,10 @@ int l2_access(L2Slice *s, const TmReq *r, Cycle t, L2Act *act)
     return n;
 }
 
-unsigned l2_fill(L2Slice *s, uint64_t line, uint8_t sectors, TmReq *out)
+unsigned l2_fill(L2Slice *s, uint64_t line, uint8_t sectors, TmReq *out, Cycle now)
 {
     CacheMshr *m = cache_mshr_find(&s->c, line);
-    return m ? cache_fill(&s->c, m, sectors, out, s->c.merge) : 0;
+    return m ? cache_fill(&s->c, m, sectors, out, s->c.merge, now) : 0;
 }
 
 void l2_dump(const L2Slice *s, FILE *f)

@@ -39,9 +39,9 @@ void l2_free(L2Slice *s);
 /* Looks up r at cycle t. Returns the number of actions written to act (at most 2), or
  * -1 when r must wait (no MSHR, merge slot or way; retry after a fill). */
 int l2_access(L2Slice *s, const TmReq *r, Cycle t, L2Act *act);
-/* DRAM returned sectors of line: copies the requests this completes (at most
- * l2.mshr_merge) to out, to be answered now. */
-unsigned l2_fill(L2Slice *s, uint64_t line, uint8_t sectors, TmReq *out);
+/* DRAM returned sectors of line at cycle now: copies the requests this completes (at
+ * most l2.mshr_merge) to out, to be answered now. */
+unsigned l2_fill(L2Slice *s, uint64_t line, uint8_t sectors, TmReq *out, Cycle now);
 void l2_dump(const L2Slice *s, FILE *f);
 
 #endif

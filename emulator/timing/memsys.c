@@ -456,7 +456,7 @@ static void ev_step(MemSys *m)
         chan_changed(m, ch);
     } else {
         MsSlice *s = &m->slice[e.slice];
-        unsigned k = l2_fill(&s->l2, e.r.line, e.r.sectors, m->fillbuf);
+        unsigned k = l2_fill(&s->l2, e.r.line, e.r.sectors, m->fillbuf, e.at);
         for (unsigned i = 0; i < k; i++)
             if (!(m->fillbuf[i].tag & L2_PREFETCH_TAG)) /* nobody waits for a prefetch */
                 ev_push(m, e.at, EV_RESPOND, e.slice, &m->fillbuf[i]);

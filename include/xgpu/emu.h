@@ -156,6 +156,9 @@ EmuStatus emu_system_create(EmuSystem **out, char *err, size_t errlen);
 EmuStatus emu_system_create_with(EmuSystem **out, const char *config, const char *set,
                                  char *err, size_t errlen);
 uint32_t emu_system_gpus(const EmuSystem *s);
+/* GPU i's part of the global window, before the device exists (EmuProps.global_base,
+ * .global_limit of the device emu_system_device makes). */
+void emu_system_range(const EmuSystem *s, uint32_t i, uint64_t *base, uint64_t *limit);
 EmuStatus emu_system_device(EmuSystem *s, uint32_t i, EmuDevice **out, char *err,
                             size_t errlen);
 void emu_system_destroy(EmuSystem *s);
