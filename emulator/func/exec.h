@@ -308,6 +308,55 @@ EmuStatus emu_warp_step(EmuExec *x, EmuCta *c, EmuWarp *w, int capture, EmuStep 
         for (unsigned l = (unsigned)__builtin_ctz(m_), once_ = 1; once_; once_ = 0)
 #define R32(row) (w->r[(row)][l])
 
+#define EMU_FULL_MASK 0xffffffffu
+
+/* The fast form of a handler (exec_alu.c, exec_mem.c). OPERANDS copies the register
+ * array and the instruction's row numbers and immediate into locals: the build uses
+ * -fno-strict-aliasing, so with them in memory every store to a row would make the
+ * compiler reload them. MAP(DT, STORE, body) runs body, which sets D (of type DT) for
+ * lane l, and then STORE, for every active lane: with a full mask it first computes every
+ * lane into a local array (a loop the compiler vectorizes, since nothing it stores can
+ * alias a row) and then stores them, which is the same as lane by lane because a lane
+ * reads and writes only its own column; otherwise it goes lane by lane. */
+typedef uint32_t (*EmuRows)[32];
+
+/* EMU_HOT marks a handler compiled twice, for baseline x86-64 and for x86-64-v3 (AVX2,
+ * FMA, BMI2, LZCNT, POPCNT), the dynamic loader choosing by the CPU (target_clones, an
+ * ifunc): the build stays portable and a recent host gets vector lane loops and inline
+ * FMA. The two give the same bits: every operation is integer or IEEE, fmaf is fused in
+ * both, and the build never contracts a*b+c (-ffp-contract=off). */
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__linux__)
+#define EMU_HOT __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define EMU_HOT
+#endif
+#define OPERANDS                                                                       \
+    EmuRows const R = w->r;                                                            \
+    const unsigned d = in->d, s0 = in->s0, s1 = in->s1, s2 = in->s2;                   \
+    const int64_t imm = in->imm;                                                       \
+    (void)R; (void)d; (void)s0; (void)s1; (void)s2; (void)imm
+#define MAP(DT, STORE, ...)                                                            \
+    do {                                                                               \
+        if (mask == EMU_FULL_MASK) {                                                   \
+            DT out_[XGPU_WARP_SIZE];                                                   \
+            for (unsigned l = 0; l < XGPU_WARP_SIZE; l++) {                            \
+                DT D;                                                                  \
+                __VA_ARGS__;                                                           \
+                out_[l] = D;                                                           \
+            }                                                                          \
+            for (unsigned l = 0; l < XGPU_WARP_SIZE; l++) {                            \
+                DT D = out_[l];                                                        \
+                STORE;                                                                 \
+            }                                                                          \
+        } else {                                                                       \
+            LANES {                                                                    \
+                DT D;                                                                  \
+                __VA_ARGS__;                                                           \
+                STORE;                                                                 \
+            }                                                                          \
+        }                                                                              \
+    } while (0)
+
 static inline uint64_t r64(const EmuWarp *w, unsigned row, unsigned l)
 {
     return w->r[row][l] | (uint64_t)w->r[row + 1][l] << 32;
@@ -317,6 +366,18 @@ static inline void w64(EmuWarp *w, unsigned row, unsigned l, uint64_t v)
 {
     w->r[row][l] = (uint32_t)v;
     w->r[row + 1][l] = (uint32_t)(v >> 32);
+}
+
+/* The same on hoisted rows (OPERANDS). */
+static inline uint64_t rr64(EmuRows r, unsigned row, unsigned l)
+{
+    return r[row][l] | (uint64_t)r[row + 1][l] << 32;
+}
+
+static inline void rw64(EmuRows r, unsigned row, unsigned l, uint64_t v)
+{
+    r[row][l] = (uint32_t)v;
+    r[row + 1][l] = (uint32_t)(v >> 32);
 }
 
 /* Handler selection, one function per opcode, generated from isa.def: fills o->fn (and

@@ -25,13 +25,13 @@ static inline uint32_t f_bits(float f) { uint32_t b; memcpy(&b, &f, 4); return b
 static inline uint64_t d_bits(double f) { uint64_t b; memcpy(&b, &f, 8); return b; }
 
 #define REG32(sfx, TT, FROM, TO)                                                            \
-    AI TT ld_##sfx(const EmuWarp *w, unsigned row, unsigned l) { return FROM(w->r[row][l]); } \
-    AI void st_##sfx(EmuWarp *w, unsigned row, unsigned l, TT v) { w->r[row][l] = TO(v); }  \
-    AI TT im_##sfx(int64_t imm) { return FROM((uint32_t)imm); }
+    AI TT ld_##sfx(EmuRows r, unsigned row, unsigned l) { return FROM(r[row][l]); }         \
+    AI void st_##sfx(EmuRows r, unsigned row, unsigned l, TT v) { r[row][l] = TO(v); }      \
+    AI TT im_##sfx(int64_t i) { return FROM((uint32_t)i); }
 #define REG64(sfx, TT, FROM, TO)                                                            \
-    AI TT ld_##sfx(const EmuWarp *w, unsigned row, unsigned l) { return FROM(r64(w, row, l)); } \
-    AI void st_##sfx(EmuWarp *w, unsigned row, unsigned l, TT v) { w64(w, row, l, TO(v)); } \
-    AI TT im_##sfx(int64_t imm) { return FROM((uint64_t)imm); }
+    AI TT ld_##sfx(EmuRows r, unsigned row, unsigned l) { return FROM(rr64(r, row, l)); }   \
+    AI void st_##sfx(EmuRows r, unsigned row, unsigned l, TT v) { rw64(r, row, l, TO(v)); } \
+    AI TT im_##sfx(int64_t i) { return FROM((uint64_t)i); }
 #define CAST_U32(v) ((uint32_t)(v))
 #define CAST_S32(v) ((int32_t)(v))
 #define CAST_U64(v) ((uint64_t)(v))
@@ -51,47 +51,45 @@ REG64(f64, double, bits_d, d_bits)
 /* Generates name_sfx (register form) and name_sfx_i (immediate form) from a kernel
  * name_sfx_k(..., K) whose K is a compile-time constant. */
 #define FORMS(name, sfx)                                                                    \
-    static int name##_##sfx(EXEC_ARGS) { return name##_##sfx##_k(x, w, in, mask, 0); }    \
-    static int name##_##sfx##_i(EXEC_ARGS) { return name##_##sfx##_k(x, w, in, mask, 1); }
+    EMU_HOT static int name##_##sfx(EXEC_ARGS) { return name##_##sfx##_k(x, w, in, mask, 0); } \
+    EMU_HOT static int name##_##sfx##_i(EXEC_ARGS) { return name##_##sfx##_k(x, w, in, mask, 1); }
 
 #define UNOP(name, sfx, TT, UU, NB, SG, body)                                                   \
     AI int name##_##sfx##_k(EXEC_ARGS, const int K) {                                      \
-        TYPES(TT, UU, NB, SG); (void)x;                                                         \
-        LANES { T A = K ? im_##sfx(in->imm) : ld_##sfx(w, in->s0, l); T D; body;           \
-                st_##sfx(w, in->d, l, D); }                                                 \
+        TYPES(TT, UU, NB, SG); OPERANDS; (void)x;                                               \
+        MAP(T, st_##sfx(R, d, l, D),                                                        \
+            T A = K ? im_##sfx(imm) : ld_##sfx(R, s0, l); body);                            \
         return 0; }                                                                         \
     FORMS(name, sfx)
 #define BINOP(name, sfx, TT, UU, NB, SG, body)                                                  \
     AI int name##_##sfx##_k(EXEC_ARGS, const int K) {                                      \
-        TYPES(TT, UU, NB, SG); (void)x;                                                         \
-        LANES { T A = ld_##sfx(w, in->s0, l);                                               \
-                T B = K ? im_##sfx(in->imm) : ld_##sfx(w, in->s1, l); T D; body;           \
-                st_##sfx(w, in->d, l, D); }                                                 \
+        TYPES(TT, UU, NB, SG); OPERANDS; (void)x;                                               \
+        MAP(T, st_##sfx(R, d, l, D),                                                        \
+            T A = ld_##sfx(R, s0, l); T B = K ? im_##sfx(imm) : ld_##sfx(R, s1, l); body);  \
         return 0; }                                                                         \
     FORMS(name, sfx)
 #define TERNOP(name, sfx, TT, UU, NB, SG, body)                                                 \
     AI int name##_##sfx##_k(EXEC_ARGS, const int K) {                                      \
-        TYPES(TT, UU, NB, SG); (void)x;                                                         \
-        LANES { T A = ld_##sfx(w, in->s0, l), B = ld_##sfx(w, in->s1, l);                   \
-                T C = K ? im_##sfx(in->imm) : ld_##sfx(w, in->s2, l); T D; body;           \
-                st_##sfx(w, in->d, l, D); }                                                 \
+        TYPES(TT, UU, NB, SG); OPERANDS; (void)x;                                               \
+        MAP(T, st_##sfx(R, d, l, D),                                                        \
+            T A = ld_##sfx(R, s0, l); T B = ld_##sfx(R, s1, l);                             \
+            T C = K ? im_##sfx(imm) : ld_##sfx(R, s2, l); body);                            \
         return 0; }                                                                         \
     FORMS(name, sfx)
 /* Shifts: B is the 32-bit count. */
 #define SHIFTOP(name, sfx, TT, UU, NB, SG, body)                                                \
     AI int name##_##sfx##_k(EXEC_ARGS, const int K) {                                      \
-        TYPES(TT, UU, NB, SG); (void)x;                                                         \
-        uint32_t bimm = (uint64_t)in->imm > UINT32_MAX ? UINT32_MAX : (uint32_t)in->imm;   \
-        LANES { T A = ld_##sfx(w, in->s0, l); uint32_t B = K ? bimm : w->r[in->s1][l]; T D; \
-                body; st_##sfx(w, in->d, l, D); }                                           \
+        TYPES(TT, UU, NB, SG); OPERANDS; (void)x;                                               \
+        const uint32_t bimm = (uint64_t)imm > UINT32_MAX ? UINT32_MAX : (uint32_t)imm;     \
+        MAP(T, st_##sfx(R, d, l, D),                                                        \
+            T A = ld_##sfx(R, s0, l); uint32_t B = K ? bimm : R[s1][l]; body);              \
         return 0; }                                                                         \
     FORMS(name, sfx)
 /* Bit counts: D is 32-bit. */
 #define COUNTOP(name, sfx, TT, UU, NB, SG, body)                                                \
     AI int name##_##sfx##_k(EXEC_ARGS, const int K) {                                      \
-        TYPES(TT, UU, NB, SG); (void)x;                                                         \
-        LANES { T A = K ? im_##sfx(in->imm) : ld_##sfx(w, in->s0, l); uint32_t D; body;    \
-                R32(in->d) = D; }                                                           \
+        TYPES(TT, UU, NB, SG); OPERANDS; (void)x;                                               \
+        MAP(uint32_t, R[d][l] = D, T A = K ? im_##sfx(imm) : ld_##sfx(R, s0, l); body);     \
         return 0; }                                                                         \
     FORMS(name, sfx)
 
@@ -196,10 +194,11 @@ int emu_pick_gaddr(const XInsn *xi, EmuInsn *o)
 }
 
 /* cvta: a 64-bit add of the window base (to generic) or its negation (to the space). */
-static int cvta_run(EXEC_ARGS)
+EMU_HOT static int cvta_run(EXEC_ARGS)
 {
+    OPERANDS;
     (void)x;
-    LANES w64(w, in->d, l, r64(w, in->s0, l) + (uint64_t)in->imm);
+    MAP(uint64_t, rw64(R, d, l, D), D = rr64(R, s0, l) + (uint64_t)imm);
     return 0;
 }
 
@@ -225,9 +224,9 @@ int emu_pick_cvta(const XInsn *xi, EmuInsn *o)
 
 #define SELOP(sfx, TT)                                                                      \
     AI int sel_##sfx##_k(EXEC_ARGS, const int K) {                                         \
-        (void)x;                                                                            \
-        LANES { uint32_t c = K ? (uint32_t)in->imm : w->r[in->s2][l];                      \
-                st_##sfx(w, in->d, l, c ? ld_##sfx(w, in->s0, l) : ld_##sfx(w, in->s1, l)); } \
+        OPERANDS; (void)x;                                                                  \
+        MAP(TT, st_##sfx(R, d, l, D), uint32_t c = K ? (uint32_t)imm : R[s2][l];           \
+            D = c ? ld_##sfx(R, s0, l) : ld_##sfx(R, s1, l));                               \
         return 0; }                                                                         \
     FORMS(sel, sfx)
 SELOP(u32, uint32_t)
@@ -246,8 +245,9 @@ int emu_pick_sel(const XInsn *xi, EmuInsn *o)
 
 #define SETC(sfx, code, expr)                                                               \
     case code:                                                                              \
-        LANES { T A = ld_##sfx(w, in->s0, l), B = K ? im_##sfx(in->imm) : ld_##sfx(w, in->s1, l); \
-                R32(in->d) = (expr) ? 1u : 0u; }                                            \
+        MAP(uint32_t, R[d][l] = D,                                                          \
+            T A = ld_##sfx(R, s0, l); T B = K ? im_##sfx(imm) : ld_##sfx(R, s1, l);         \
+            D = (expr) ? 1u : 0u);                                                          \
         break;
 #define SET_ORDERED(sfx)                                                                    \
     SETC(sfx, XCMP_EQ, A == B) SETC(sfx, XCMP_NE, A < B || A > B) SETC(sfx, XCMP_LT, A < B) \
@@ -259,7 +259,7 @@ int emu_pick_sel(const XInsn *xi, EmuInsn *o)
     SETC(sfx, XCMP_NAN, A != A || B != B)
 #define SETOP(sfx, TT, CASES)                                                               \
     AI int set_##sfx##_k(EXEC_ARGS, const int K) {                                         \
-        typedef TT T; (void)x;                                                              \
+        typedef TT T; OPERANDS; (void)x;                                                    \
         switch (in->mod) { CASES }                                                          \
         return 0; }                                                                         \
     FORMS(set, sfx)
@@ -384,17 +384,13 @@ AI uint64_t cvt_value(uint64_t raw, const int t, const int t2)
 
 AI int cvt_run(EXEC_ARGS, const int t, const int t2, const int K)
 {
+    OPERANDS;
     (void)x;
     const int wide = t == XT_U64 || t == XT_S64 || t == XT_F64;
     const int wide2 = t2 == XT_U64 || t2 == XT_S64 || t2 == XT_F64;
-    LANES {
-        uint64_t raw = K ? (uint64_t)in->imm : wide2 ? r64(w, in->s0, l) : w->r[in->s0][l];
-        uint64_t v = cvt_value(raw, t, t2);
-        if (wide)
-            w64(w, in->d, l, v);
-        else
-            R32(in->d) = (uint32_t)v;
-    }
+    MAP(uint64_t, if (wide) rw64(R, d, l, D); else R[d][l] = (uint32_t)D,
+        uint64_t raw = K ? (uint64_t)imm : wide2 ? rr64(R, s0, l) : R[s0][l];
+        D = cvt_value(raw, t, t2));
     return 0;
 }
 
@@ -402,8 +398,8 @@ AI int cvt_run(EXEC_ARGS, const int t, const int t2, const int K)
 #define CVT_INNER(X, a)                                                                     \
     X(a, U8) X(a, S8) X(a, U16) X(a, S16) X(a, U32) X(a, S32) X(a, U64) X(a, S64) X(a, F32) X(a, F64)
 #define CVT_DEF(a, b)                                                                       \
-    static int cvt_##a##_##b(EXEC_ARGS) { return cvt_run(x, w, in, mask, XT_##a, XT_##b, 0); } \
-    static int cvt_##a##_##b##_i(EXEC_ARGS) { return cvt_run(x, w, in, mask, XT_##a, XT_##b, 1); }
+    EMU_HOT static int cvt_##a##_##b(EXEC_ARGS) { return cvt_run(x, w, in, mask, XT_##a, XT_##b, 0); } \
+    EMU_HOT static int cvt_##a##_##b##_i(EXEC_ARGS) { return cvt_run(x, w, in, mask, XT_##a, XT_##b, 1); }
 #define CVT_DEF_ROW(a) CVT_INNER(CVT_DEF, a)
 #define CVT_ENT(a, b) [XT_##a][XT_##b] = {cvt_##a##_##b, cvt_##a##_##b##_i},
 #define CVT_ENT_ROW(a) CVT_INNER(CVT_ENT, a)

@@ -57,16 +57,17 @@ void emu_simt_exit(EmuWarp *w, uint32_t lanes)
     emu_simt_settle(w);
 }
 
-int emu_simt_brc(EmuWarp *w, const EmuInsn *in)
+/* Every lane's condition is read (a branch-free loop the compiler vectorizes), the
+ * inactive ones masked out after. */
+EMU_HOT int emu_simt_brc(EmuWarp *w, const EmuInsn *in)
 {
     EmuSimt *top = &w->stack[w->depth - 1];
     uint32_t mask = top->mask, pc = top->pc, taken = 0;
     const uint32_t *cond = w->r[in->s0];
     const uint32_t want = (in->flags & XF_NEG) ? 0 : 1;
-    for (uint32_t m = mask; m; m &= m - 1) {
-        unsigned l = (unsigned)__builtin_ctz(m);
+    for (unsigned l = 0; l < XGPU_WARP_SIZE; l++)
         taken |= (uint32_t)((cond[l] != 0) == want) << l;
-    }
+    taken &= mask;
     if (in->flags & XF_UNIFORM)
         taken = (taken & (mask & -mask)) ? mask : 0;
     if (taken == 0 || taken == mask) {

@@ -90,35 +90,144 @@ AI uint8_t *mem_at(EmuExec *x, const EmuWarp *w, const EmuInsn *in, unsigned spa
     }
 }
 
+/* The fast path of a full warp's load or store (store: 0 or 1) of N bytes a lane: when
+ * every lane's address is aligned and inside one region (the allocation of the last
+ * global hit, which lane 0's address may refill, the CTA's shared bytes, or, for loads,
+ * the parameter buffer), puts the lanes' byte offsets into that region in off and
+ * returns its base (and in *contiguous whether lane l's offset is lane 0's + l * N, so
+ * the warp's bytes are one block); otherwise NULL, and the handler goes lane by lane
+ * (mem_at), which
+ * finds the first failing lane in lane order exactly as without this path. Nothing is
+ * read or written here, so falling back repeats nothing. */
+AI uint8_t *warp_region(EmuExec *x, unsigned space, EmuRows R, unsigned s0, int64_t imm,
+                        const unsigned N, int store, uint64_t off[XGPU_WARP_SIZE],
+                        int *contiguous)
+{
+    uint64_t bias, size;
+    uint8_t *base;
+    const uint64_t a0 = rr64(R, s0, 0) + (uint64_t)imm;
+    if (space == XS_GENERIC) {
+        if (a0 - XGPU_SHARED_BASE < XGPU_WINDOW_SIZE)
+            space = XS_SHARED;
+        else if (a0 - XGPU_PARAM_BASE < XGPU_WINDOW_SIZE)
+            space = XS_PARAM;
+        else if (a0 - XGPU_LOCAL_BASE < XGPU_WINDOW_SIZE)
+            return NULL;
+        else
+            space = XS_GLOBAL;
+        bias = space == XS_SHARED ? XGPU_SHARED_BASE : space == XS_PARAM ? XGPU_PARAM_BASE : 0;
+    } else {
+        bias = 0;
+    }
+    switch (space) {
+    case XS_SHARED:
+        base = x->shared, size = x->shared_size;
+        break;
+    case XS_PARAM:
+        if (store)
+            return NULL;
+        base = (uint8_t *)x->param, size = x->param_size;
+        break;
+    case XS_LOCAL:
+        return NULL;
+    case XS_CONST:
+    case XS_TEX:
+        if (store)
+            return NULL;
+        /* fall through */
+    default:
+        if (a0 - x->gbase >= x->gsize) {
+            const EmuAlloc *al = emu_mem_find(x->mem, a0, N);
+            if (!al)
+                return NULL;
+            x->gbase = al->base;
+            x->gsize = al->size;
+            x->ghost = al->host;
+        }
+        bias = x->gbase, base = x->ghost, size = x->gsize;
+        break;
+    }
+    if (size < N)
+        return NULL;
+    const uint64_t last = size - N, delta = (uint64_t)imm - bias;
+    const uint64_t first = a0 - bias;
+    uint64_t bad = 0, apart = 0;
+    for (unsigned l = 0; l < XGPU_WARP_SIZE; l++) {
+        const uint64_t o = rr64(R, s0, l) + delta;
+        off[l] = o;
+        bad |= (uint64_t)(o > last) | (o & (N - 1));
+        apart |= o ^ (first + (uint64_t)l * N);
+    }
+    *contiguous = apart == 0;
+    return bad ? NULL : base;
+}
+
 /* --- handlers ---------------------------------------------------------------------------- */
 
 #define LDOP(sfx, N, CT, STORE_RESULT)                                                      \
-    static int ld_##sfx(EXEC_ARGS) {                                                       \
+    EMU_HOT static int ld_##sfx(EXEC_ARGS) {                                               \
+        OPERANDS;                                                                           \
+        if (mask == EMU_FULL_MASK) {                                                        \
+            uint64_t off[XGPU_WARP_SIZE];                                                   \
+            int contig;                                                                     \
+            const uint8_t *base = warp_region(x, in->mod, R, s0, imm, N, 0, off, &contig); \
+            if (base && N == 4 && contig) {                                                 \
+                memcpy(R[d], base + off[0], 4 * XGPU_WARP_SIZE);                            \
+                return EXEC_NEXT;                                                           \
+            }                                                                               \
+            if (base) {                                                                     \
+                CT got[XGPU_WARP_SIZE];                                                     \
+                for (unsigned l = 0; l < XGPU_WARP_SIZE; l++)                               \
+                    memcpy(&got[l], base + off[l], N);                                      \
+                for (unsigned l = 0; l < XGPU_WARP_SIZE; l++) {                             \
+                    CT v = got[l]; STORE_RESULT;                                            \
+                }                                                                           \
+                return EXEC_NEXT;                                                           \
+            }                                                                               \
+        }                                                                                   \
         LANES {                                                                             \
-            uint8_t *p = mem_at(x, w, in, in->mod, r64(w, in->s0, l) + (uint64_t)in->imm, N, 0, l); \
+            uint8_t *p = mem_at(x, w, in, in->mod, rr64(R, s0, l) + (uint64_t)imm, N, 0, l); \
             if (!p) return EXEC_FAULT;                                                      \
             CT v; memcpy(&v, p, N); STORE_RESULT;                                           \
         }                                                                                   \
         return EXEC_NEXT; }
-LDOP(u8, 1, uint8_t, R32(in->d) = v)
-LDOP(s8, 1, int8_t, R32(in->d) = (uint32_t)(int32_t)v)
-LDOP(u16, 2, uint16_t, R32(in->d) = v)
-LDOP(s16, 2, int16_t, R32(in->d) = (uint32_t)(int32_t)v)
-LDOP(b32, 4, uint32_t, R32(in->d) = v)
-LDOP(b64, 8, uint64_t, w64(w, in->d, l, v))
+LDOP(u8, 1, uint8_t, R[d][l] = v)
+LDOP(s8, 1, int8_t, R[d][l] = (uint32_t)(int32_t)v)
+LDOP(u16, 2, uint16_t, R[d][l] = v)
+LDOP(s16, 2, int16_t, R[d][l] = (uint32_t)(int32_t)v)
+LDOP(b32, 4, uint32_t, R[d][l] = v)
+LDOP(b64, 8, uint64_t, rw64(R, d, l, v))
 
+/* Stores go in lane order on either path, so of lanes that write one address the
+ * highest wins. */
 #define STOP(sfx, N, CT, VALUE)                                                             \
-    static int st_##sfx(EXEC_ARGS) {                                                       \
+    EMU_HOT static int st_##sfx(EXEC_ARGS) {                                               \
+        OPERANDS;                                                                           \
+        if (mask == EMU_FULL_MASK) {                                                        \
+            uint64_t off[XGPU_WARP_SIZE];                                                   \
+            int contig;                                                                     \
+            uint8_t *base = warp_region(x, in->mod, R, s0, imm, N, 1, off, &contig);       \
+            if (base && N == 4 && contig) {                                                 \
+                memcpy(base + off[0], R[s1], 4 * XGPU_WARP_SIZE);                           \
+                return EXEC_NEXT;                                                           \
+            }                                                                               \
+            if (base) {                                                                     \
+                for (unsigned l = 0; l < XGPU_WARP_SIZE; l++) {                             \
+                    CT v = (CT)(VALUE); memcpy(base + off[l], &v, N);                       \
+                }                                                                           \
+                return EXEC_NEXT;                                                           \
+            }                                                                               \
+        }                                                                                   \
         LANES {                                                                             \
-            uint8_t *p = mem_at(x, w, in, in->mod, r64(w, in->s0, l) + (uint64_t)in->imm, N, 1, l); \
+            uint8_t *p = mem_at(x, w, in, in->mod, rr64(R, s0, l) + (uint64_t)imm, N, 1, l); \
             if (!p) return EXEC_FAULT;                                                      \
             CT v = (CT)(VALUE); memcpy(p, &v, N);                                           \
         }                                                                                   \
         return EXEC_NEXT; }
-STOP(b8, 1, uint8_t, R32(in->s1))
-STOP(b16, 2, uint16_t, R32(in->s1))
-STOP(b32, 4, uint32_t, R32(in->s1))
-STOP(b64, 8, uint64_t, r64(w, in->s1, l))
+STOP(b8, 1, uint8_t, R[s1][l])
+STOP(b16, 2, uint16_t, R[s1][l])
+STOP(b32, 4, uint32_t, R[s1][l])
+STOP(b64, 8, uint64_t, rr64(R, s1, l))
 
 static const EmuExecFn ld_tab[XT_COUNT] = {
     [XT_U8] = ld_u8, [XT_S8] = ld_s8, [XT_U16] = ld_u16, [XT_S16] = ld_s16,

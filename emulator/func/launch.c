@@ -111,6 +111,7 @@ static EmuStatus warp_run(EmuExec *x, EmuCta *c, EmuWarp *w)
         EmuSimt *top = &w->stack[w->depth - 1];
         uint32_t pc = top->pc;
         const uint32_t mask = top->mask, rpc = top->rpc;
+        const uint32_t lanes = (uint32_t)__builtin_popcount(mask);
         const EmuInsn *in = NULL;
         for (;;) {
             if (__builtin_expect(pc >= count, 0))
@@ -128,7 +129,7 @@ static EmuStatus warp_run(EmuExec *x, EmuCta *c, EmuWarp *w)
             in = &code[pc];
             x->winsns++;
             w->clock++;
-            x->tinsns += (uint32_t)__builtin_popcount(mask);
+            x->tinsns += lanes;
             if (in->kind != EK_PLAIN)
                 break;
             if (__builtin_expect(in->fn(x, w, in, mask), 0)) {

@@ -2,7 +2,8 @@
  * progress.c - the progress line of long launches, in both modes.
  *
  * emu.progress decides whether there is one: auto when stderr is a terminal, always
- * (XGPU_PROGRESS=1), never. It appears once a launch has run 2 s of host time. On a
+ * (XGPU_PROGRESS=1), never. It appears once a launch has run emu.progress_after seconds
+ * of host time (2 by default; 0 prints at the first call). On a
  * terminal it is one line rewritten in place (\r) at most five times a second and
  * erased when the launch ends; otherwise (a log file, a pipe) a new line every 5 s.
  * It reads the host clock only to decide when to print and never changes results or
@@ -16,7 +17,6 @@
 #include <unistd.h>
 #include "stats/stats.h"
 
-#define PROGRESS_AFTER_S 2.0
 #define PROGRESS_EVERY_TTY_S 0.2
 #define PROGRESS_EVERY_LOG_S 5.0
 
@@ -25,6 +25,7 @@ struct EmuProgress {
     int printed;          /* a line was printed this launch */
     int timing;           /* cycles are meaningful */
     double t0, tlast;     /* host seconds: launch start, last print */
+    double after;         /* emu.progress_after */
     char kernel[64];
 };
 
@@ -55,6 +56,7 @@ void emu_progress_begin(EmuDevice *d, const char *kernel, int timing)
     p->shown = p->printed = 0;
     p->timing = timing;
     p->t0 = p->tlast = host_now();
+    p->after = d->cfg.emu_progress_after;
     snprintf(p->kernel, sizeof p->kernel, "%s", kernel ? kernel : "?");
 }
 
@@ -65,7 +67,7 @@ void emu_progress(EmuDevice *d, Cycle cycle, uint64_t warp_insns, uint64_t ctas_
     if (!p || !p->on)
         return;
     double t = host_now();
-    if (t - p->t0 < PROGRESS_AFTER_S ||
+    if (t - p->t0 < p->after ||
         (p->printed && t - p->tlast < (p->tty ? PROGRESS_EVERY_TTY_S : PROGRESS_EVERY_LOG_S)))
         return;
     p->tlast = t;
