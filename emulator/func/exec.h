@@ -21,6 +21,7 @@
 #define EMU_EXEC_H
 
 #include <stdint.h>
+#include <string.h>
 #include "xgpu/emu.h"
 #include "func/memory.h"
 #include "timing/timing.h"
@@ -101,6 +102,7 @@ typedef struct EmuPrintf {
 enum { EMU_MEMCHECK_ON, EMU_MEMCHECK_WARN, EMU_MEMCHECK_OFF };
 
 #define EMU_LOCAL_MAX (512u * 1024) /* local bytes per thread (CUDA's limit) */
+#define EMU_GHITS 4 /* global allocations the handlers remember (EmuExec.gbase, .gprev) */
 
 /* Everything a handler may touch during a launch. */
 struct EmuExec {
@@ -127,9 +129,12 @@ struct EmuExec {
     uint64_t quantum;     /* functional mode: emu.quantum (0: a warp runs until it blocks) */
     uint64_t slice_end;   /* winsns at which the running warp's quantum ends */
     int yield;            /* the running warp's quantum is over */
-    /* last global allocation hit (valid for the whole launch: nothing is freed during one) */
+    /* the last global allocation hit, and before it the EMU_GHITS - 1 others most
+     * recently hit, most recent first (valid for the whole launch: nothing is freed
+     * during one) */
     uint64_t gbase, gsize;
     uint8_t *ghost;
+    struct { uint64_t base, size; uint8_t *host; } gprev[EMU_GHITS - 1];
     /* device printf: the FIFO, and this launch's appended / dropped bytes */
     EmuPrintf *pf;
     uint64_t pf_bytes, pf_dropped;
@@ -313,11 +318,16 @@ EmuStatus emu_warp_step(EmuExec *x, EmuCta *c, EmuWarp *w, int capture, EmuStep 
 /* The fast form of a handler (exec_alu.c, exec_mem.c). OPERANDS copies the register
  * array and the instruction's row numbers and immediate into locals: the build uses
  * -fno-strict-aliasing, so with them in memory every store to a row would make the
- * compiler reload them. MAP(DT, STORE, body) runs body, which sets D (of type DT) for
- * lane l, and then STORE, for every active lane: with a full mask it first computes every
- * lane into a local array (a loop the compiler vectorizes, since nothing it stores can
- * alias a row) and then stores them, which is the same as lane by lane because a lane
- * reads and writes only its own column; otherwise it goes lane by lane. */
+ * compiler reload them. MAP(DT, OLD, STORE, body) runs body, which sets D (of type DT)
+ * for lane l, and then STORE, for every active lane. With a full mask it computes every
+ * lane into a local array first (a loop the compiler vectorizes, since nothing it stores
+ * can alias a row) and then stores them all; that is the same as lane by lane because a
+ * lane reads and writes only its own column. With a 32-bit result and more than
+ * EMU_SPARSE_LANES active lanes it does the same and then stores, in the inactive lanes,
+ * the destination's current value OLD (a blend; bodies are pure functions of the
+ * registers, so computing an inactive lane has no effect). Otherwise it goes lane by
+ * lane (for a 64-bit result, split over two rows, the blend costs more than it saves). */
+#define EMU_SPARSE_LANES 4
 typedef uint32_t (*EmuRows)[32];
 
 /* EMU_HOT marks a handler compiled twice, for baseline x86-64 and for x86-64-v3 (AVX2,
@@ -335,7 +345,7 @@ typedef uint32_t (*EmuRows)[32];
     const unsigned d = in->d, s0 = in->s0, s1 = in->s1, s2 = in->s2;                   \
     const int64_t imm = in->imm;                                                       \
     (void)R; (void)d; (void)s0; (void)s1; (void)s2; (void)imm
-#define MAP(DT, STORE, ...)                                                            \
+#define MAP(DT, OLD, STORE, ...)                                                       \
     do {                                                                               \
         if (mask == EMU_FULL_MASK) {                                                   \
             DT out_[XGPU_WARP_SIZE];                                                   \
@@ -346,6 +356,17 @@ typedef uint32_t (*EmuRows)[32];
             }                                                                          \
             for (unsigned l = 0; l < XGPU_WARP_SIZE; l++) {                            \
                 DT D = out_[l];                                                        \
+                STORE;                                                                 \
+            }                                                                          \
+        } else if (sizeof(DT) == 4 && __builtin_popcount(mask) > EMU_SPARSE_LANES) {   \
+            DT out_[XGPU_WARP_SIZE];                                                   \
+            for (unsigned l = 0; l < XGPU_WARP_SIZE; l++) {                            \
+                DT D;                                                                  \
+                __VA_ARGS__;                                                           \
+                out_[l] = D;                                                           \
+            }                                                                          \
+            for (unsigned l = 0; l < XGPU_WARP_SIZE; l++) {                            \
+                DT D = (mask >> l & 1) ? out_[l] : (DT)(OLD);                          \
                 STORE;                                                                 \
             }                                                                          \
         } else {                                                                       \
@@ -367,6 +388,36 @@ static inline void w64(EmuWarp *w, unsigned row, unsigned l, uint64_t v)
     w->r[row][l] = (uint32_t)v;
     w->r[row + 1][l] = (uint32_t)(v >> 32);
 }
+
+/* PAIR_MAP(body): MAP for a 64-bit result computed as two 32-bit words: body sets lo and
+ * hi for lane l, which go to rows d and d + 1. Kept in 32-bit words, the lanes vectorize
+ * twice as wide as 64-bit values do and a partial mask is a blend of each row. */
+#define PAIR_MAP(...)                                                                  \
+    do {                                                                               \
+        if (mask == EMU_FULL_MASK || __builtin_popcount(mask) > EMU_SPARSE_LANES) {    \
+            uint32_t lo_[XGPU_WARP_SIZE], hi_[XGPU_WARP_SIZE];                         \
+            for (unsigned l = 0; l < XGPU_WARP_SIZE; l++) {                            \
+                uint32_t lo, hi;                                                       \
+                __VA_ARGS__;                                                           \
+                lo_[l] = lo, hi_[l] = hi;                                              \
+            }                                                                          \
+            if (mask == EMU_FULL_MASK) {                                               \
+                memcpy(R[d], lo_, sizeof lo_);                                         \
+                memcpy(R[d + 1], hi_, sizeof hi_);                                     \
+            } else {                                                                   \
+                for (unsigned l = 0; l < XGPU_WARP_SIZE; l++)                          \
+                    R[d][l] = (mask >> l & 1) ? lo_[l] : R[d][l];                      \
+                for (unsigned l = 0; l < XGPU_WARP_SIZE; l++)                          \
+                    R[d + 1][l] = (mask >> l & 1) ? hi_[l] : R[d + 1][l];              \
+            }                                                                          \
+        } else {                                                                       \
+            LANES {                                                                    \
+                uint32_t lo, hi;                                                       \
+                __VA_ARGS__;                                                           \
+                R[d][l] = lo, R[d + 1][l] = hi;                                        \
+            }                                                                          \
+        }                                                                              \
+    } while (0)
 
 /* The same on hoisted rows (OPERANDS). */
 static inline uint64_t rr64(EmuRows r, unsigned row, unsigned l)

@@ -51,27 +51,29 @@ REG64(f64, double, bits_d, d_bits)
 /* Generates name_sfx (register form) and name_sfx_i (immediate form) from a kernel
  * name_sfx_k(..., K) whose K is a compile-time constant. */
 #define FORMS(name, sfx)                                                                    \
-    EMU_HOT static int name##_##sfx(EXEC_ARGS) { return name##_##sfx##_k(x, w, in, mask, 0); } \
-    EMU_HOT static int name##_##sfx##_i(EXEC_ARGS) { return name##_##sfx##_k(x, w, in, mask, 1); }
+    EMU_HOT static int name##_##sfx(EXEC_ARGS)                                              \
+    { return name##_##sfx##_k(x, w, in, mask, 0); }                                        \
+    EMU_HOT static int name##_##sfx##_i(EXEC_ARGS)                                          \
+    { return name##_##sfx##_k(x, w, in, mask, 1); }
 
 #define UNOP(name, sfx, TT, UU, NB, SG, body)                                                   \
     AI int name##_##sfx##_k(EXEC_ARGS, const int K) {                                      \
         TYPES(TT, UU, NB, SG); OPERANDS; (void)x;                                               \
-        MAP(T, st_##sfx(R, d, l, D),                                                        \
+        MAP(T, ld_##sfx(R, d, l), st_##sfx(R, d, l, D),                                     \
             T A = K ? im_##sfx(imm) : ld_##sfx(R, s0, l); body);                            \
         return 0; }                                                                         \
     FORMS(name, sfx)
 #define BINOP(name, sfx, TT, UU, NB, SG, body)                                                  \
     AI int name##_##sfx##_k(EXEC_ARGS, const int K) {                                      \
         TYPES(TT, UU, NB, SG); OPERANDS; (void)x;                                               \
-        MAP(T, st_##sfx(R, d, l, D),                                                        \
+        MAP(T, ld_##sfx(R, d, l), st_##sfx(R, d, l, D),                                     \
             T A = ld_##sfx(R, s0, l); T B = K ? im_##sfx(imm) : ld_##sfx(R, s1, l); body);  \
         return 0; }                                                                         \
     FORMS(name, sfx)
 #define TERNOP(name, sfx, TT, UU, NB, SG, body)                                                 \
     AI int name##_##sfx##_k(EXEC_ARGS, const int K) {                                      \
         TYPES(TT, UU, NB, SG); OPERANDS; (void)x;                                               \
-        MAP(T, st_##sfx(R, d, l, D),                                                        \
+        MAP(T, ld_##sfx(R, d, l), st_##sfx(R, d, l, D),                                     \
             T A = ld_##sfx(R, s0, l); T B = ld_##sfx(R, s1, l);                             \
             T C = K ? im_##sfx(imm) : ld_##sfx(R, s2, l); body);                            \
         return 0; }                                                                         \
@@ -81,7 +83,7 @@ REG64(f64, double, bits_d, d_bits)
     AI int name##_##sfx##_k(EXEC_ARGS, const int K) {                                      \
         TYPES(TT, UU, NB, SG); OPERANDS; (void)x;                                               \
         const uint32_t bimm = (uint64_t)imm > UINT32_MAX ? UINT32_MAX : (uint32_t)imm;     \
-        MAP(T, st_##sfx(R, d, l, D),                                                        \
+        MAP(T, ld_##sfx(R, d, l), st_##sfx(R, d, l, D),                                     \
             T A = ld_##sfx(R, s0, l); uint32_t B = K ? bimm : R[s1][l]; body);              \
         return 0; }                                                                         \
     FORMS(name, sfx)
@@ -89,9 +91,34 @@ REG64(f64, double, bits_d, d_bits)
 #define COUNTOP(name, sfx, TT, UU, NB, SG, body)                                                \
     AI int name##_##sfx##_k(EXEC_ARGS, const int K) {                                      \
         TYPES(TT, UU, NB, SG); OPERANDS; (void)x;                                               \
-        MAP(uint32_t, R[d][l] = D, T A = K ? im_##sfx(imm) : ld_##sfx(R, s0, l); body);     \
+        MAP(uint32_t, R[d][l], R[d][l] = D,                                                 \
+            T A = K ? im_##sfx(imm) : ld_##sfx(R, s0, l); body);                            \
         return 0; }                                                                         \
     FORMS(name, sfx)
+
+/* 64-bit integer ops on register pairs as 32-bit words (PAIR_MAP): body sets lo and hi
+ * from the words of A (alo, ahi) and of B (blo, bhi). Where one 64-bit operation does
+ * what several word operations would (shifts, multiplies) the 64-bit form is kept. */
+#define PAIR_OPERANDS                                                                       \
+    OPERANDS; (void)x;                                                                      \
+    const uint32_t ilo = (uint32_t)imm, ihi = (uint32_t)((uint64_t)imm >> 32);             \
+    (void)ilo; (void)ihi
+#define PUNOP(name, sfx, ...)                                                               \
+    AI int name##_##sfx##_k(EXEC_ARGS, const int K) {                                      \
+        PAIR_OPERANDS;                                                                      \
+        PAIR_MAP(const uint32_t alo = K ? ilo : R[s0][l], ahi = K ? ihi : R[s0 + 1][l];     \
+                 __VA_ARGS__);                                                              \
+        return 0; }                                                                         \
+    FORMS(name, sfx)
+#define PBINOP(name, sfx, ...)                                                              \
+    AI int name##_##sfx##_k(EXEC_ARGS, const int K) {                                      \
+        PAIR_OPERANDS;                                                                      \
+        PAIR_MAP(const uint32_t alo = R[s0][l], ahi = R[s0 + 1][l];                         \
+                 const uint32_t blo = K ? ilo : R[s1][l], bhi = K ? ihi : R[s1 + 1][l];     \
+                 __VA_ARGS__);                                                              \
+        return 0; }                                                                         \
+    FORMS(name, sfx)
+#define PAIR_OF_BINOP PBINOP
 
 #define ENT(name, sfx) {name##_##sfx, name##_##sfx##_i}
 
@@ -118,6 +145,15 @@ static int pick(const EmuExecFn tab[XT_COUNT][2], const XInsn *xi, EmuInsn *o)
         [XT_U32] = ENT(name, u32), [XT_S32] = ENT(name, s32),                               \
         [XT_U64] = ENT(name, u64), [XT_S64] = ENT(name, s64)};                              \
     PICKER(name)
+/* The same with the 64-bit types done on 32-bit words (lo, hi: see PAIR_OPERANDS). */
+#define INT_FAMILY_PAIR(TEMPLATE, name, body, ...)                                          \
+    TEMPLATE(name, u32, uint32_t, uint32_t, 32, 0, body)                                       \
+    TEMPLATE(name, s32, int32_t, uint32_t, 32, 1, body)                                        \
+    PAIR_OF_##TEMPLATE(name, u64, __VA_ARGS__)                                              \
+    static const EmuExecFn name##_tab[XT_COUNT][2] = {                                      \
+        [XT_U32] = ENT(name, u32), [XT_S32] = ENT(name, s32),                               \
+        [XT_U64] = ENT(name, u64), [XT_S64] = ENT(name, u64)};                              \
+    PICKER(name)
 /* Float ops on f32, f64; F is the function suffix for float (f) or double (). */
 #define FP_FAMILY(TEMPLATE, name, body)                                                     \
     TEMPLATE(name, f32, float, uint32_t, 32, 1, body)                                          \
@@ -132,8 +168,8 @@ static int pick(const EmuExecFn tab[XT_COUNT][2], const XInsn *xi, EmuInsn *o)
 
 /* --- integer ------------------------------------------------------------------------------ */
 
-INT_FAMILY(BINOP, add, D = (T)((U)A + (U)B))
-INT_FAMILY(BINOP, sub, D = (T)((U)A - (U)B))
+INT_FAMILY_PAIR(BINOP, add, D = (T)((U)A + (U)B), lo = alo + blo, hi = ahi + bhi + (lo < alo))
+INT_FAMILY_PAIR(BINOP, sub, D = (T)((U)A - (U)B), lo = alo - blo, hi = ahi - bhi - (alo < blo))
 INT_FAMILY(BINOP, mul, D = (T)((U)A * (U)B))
 INT_FAMILY(BINOP, mulhi, D = (T)(IS_SIGNED ? (U)(((__int128)A * B) >> BITS)
                                           : (U)(((unsigned __int128)(U)A * (U)B) >> BITS)))
@@ -171,7 +207,7 @@ FP_FAMILY(UNOP, fsqrt, D = (T)FSEL(sqrtf((float)A), sqrt(A)))
 /* --- moves ------------------------------------------------------------------------------- */
 
 UNOP(mov, u32, uint32_t, uint32_t, 32, 0, D = A)
-UNOP(mov, u64, uint64_t, uint64_t, 64, 0, D = A)
+PUNOP(mov, u64, lo = alo, hi = ahi)
 
 int emu_pick_mov(const XInsn *xi, EmuInsn *o)
 {
@@ -194,13 +230,7 @@ int emu_pick_gaddr(const XInsn *xi, EmuInsn *o)
 }
 
 /* cvta: a 64-bit add of the window base (to generic) or its negation (to the space). */
-EMU_HOT static int cvta_run(EXEC_ARGS)
-{
-    OPERANDS;
-    (void)x;
-    MAP(uint64_t, rw64(R, d, l, D), D = rr64(R, s0, l) + (uint64_t)imm);
-    return 0;
-}
+#define cvta_run add_u64_i /* a 64-bit add of the immediate */
 
 int emu_pick_cvta(const XInsn *xi, EmuInsn *o)
 {
@@ -225,7 +255,8 @@ int emu_pick_cvta(const XInsn *xi, EmuInsn *o)
 #define SELOP(sfx, TT)                                                                      \
     AI int sel_##sfx##_k(EXEC_ARGS, const int K) {                                         \
         OPERANDS; (void)x;                                                                  \
-        MAP(TT, st_##sfx(R, d, l, D), uint32_t c = K ? (uint32_t)imm : R[s2][l];           \
+        MAP(TT, ld_##sfx(R, d, l), st_##sfx(R, d, l, D),                                    \
+            uint32_t c = K ? (uint32_t)imm : R[s2][l];                                      \
             D = c ? ld_##sfx(R, s0, l) : ld_##sfx(R, s1, l));                               \
         return 0; }                                                                         \
     FORMS(sel, sfx)
@@ -245,7 +276,7 @@ int emu_pick_sel(const XInsn *xi, EmuInsn *o)
 
 #define SETC(sfx, code, expr)                                                               \
     case code:                                                                              \
-        MAP(uint32_t, R[d][l] = D,                                                          \
+        MAP(uint32_t, R[d][l], R[d][l] = D,                                                 \
             T A = ld_##sfx(R, s0, l); T B = K ? im_##sfx(imm) : ld_##sfx(R, s1, l);         \
             D = (expr) ? 1u : 0u);                                                          \
         break;
@@ -283,13 +314,11 @@ int emu_pick_set(const XInsn *xi, EmuInsn *o)
 
 /* --- special registers ------------------------------------------------------------------- */
 
-static uint32_t sreg_value(const EmuExec *x, const EmuWarp *w, unsigned l, unsigned sr)
+/* Special register sr of warp w, for the registers that are the same in all its lanes
+ * (not the thread indices, not the lane id: s2r_run computes those). */
+static uint32_t sreg_value(const EmuExec *x, const EmuWarp *w, unsigned sr)
 {
-    uint32_t t = w->id * XGPU_WARP_SIZE + l;
     switch (sr) {
-    case XSR_TID_X: return t % x->block.x;
-    case XSR_TID_Y: return t / x->block.x % x->block.y;
-    case XSR_TID_Z: return t / x->block.x / x->block.y;
     case XSR_NTID_X: return x->block.x;
     case XSR_NTID_Y: return x->block.y;
     case XSR_NTID_Z: return x->block.z;
@@ -299,7 +328,6 @@ static uint32_t sreg_value(const EmuExec *x, const EmuWarp *w, unsigned l, unsig
     case XSR_NCTAID_X: return x->grid.x;
     case XSR_NCTAID_Y: return x->grid.y;
     case XSR_NCTAID_Z: return x->grid.z;
-    case XSR_LANEID: return l;
     case XSR_WARPID: return w->id;
     case XSR_NWARPID: return x->nwarps;
     case XSR_SMID:
@@ -314,14 +342,43 @@ static uint32_t sreg_value(const EmuExec *x, const EmuWarp *w, unsigned l, unsig
     }
 }
 
+/* The thread-index registers of every lane of w: lane l's (tid.x, .y, .z) follows lane
+ * l-1's as a counter in the block's shape, so no lane divides. */
+static void tid_lanes(const EmuExec *x, const EmuWarp *w, unsigned sr, uint32_t v[32])
+{
+    const uint32_t bx = x->block.x, by = x->block.y, t0 = w->id * XGPU_WARP_SIZE;
+    uint32_t tx = t0 % bx, ty = t0 / bx % by, tz = t0 / bx / by;
+    for (unsigned l = 0; l < XGPU_WARP_SIZE; l++) {
+        v[l] = sr == XSR_TID_X ? tx : sr == XSR_TID_Y ? ty : tz;
+        if (++tx == bx) {
+            tx = 0;
+            if (++ty == by)
+                ty = 0, tz++;
+        }
+    }
+}
+
+/* Every special register but the thread indices and the lane id is the same in all lanes
+ * of a warp: it is computed once. */
 static int s2r_run(EXEC_ARGS)
 {
-    if (in->mod == XSR_CLOCK64) {
+    OPERANDS;
+    const unsigned sr = in->mod;
+    if (sr == XSR_CLOCK64) {
         uint64_t t = x->now ? *x->now : w->clock - 1;
-        LANES w64(w, in->d, l, t);
+        LANES rw64(R, d, l, t);
         return 0;
     }
-    LANES R32(in->d) = sreg_value(x, w, l, in->mod);
+    if (sr == XSR_TID_X || sr == XSR_TID_Y || sr == XSR_TID_Z) {
+        uint32_t v[32];
+        tid_lanes(x, w, sr, v);
+        LANES R[d][l] = v[l];
+    } else if (sr == XSR_LANEID) {
+        LANES R[d][l] = l;
+    } else {
+        const uint32_t v = sreg_value(x, w, sr);
+        LANES R[d][l] = v;
+    }
     return 0;
 }
 
@@ -388,7 +445,8 @@ AI int cvt_run(EXEC_ARGS, const int t, const int t2, const int K)
     (void)x;
     const int wide = t == XT_U64 || t == XT_S64 || t == XT_F64;
     const int wide2 = t2 == XT_U64 || t2 == XT_S64 || t2 == XT_F64;
-    MAP(uint64_t, if (wide) rw64(R, d, l, D); else R[d][l] = (uint32_t)D,
+    MAP(uint64_t, wide ? rr64(R, d, l) : R[d][l],
+        if (wide) rw64(R, d, l, D); else R[d][l] = (uint32_t)D,
         uint64_t raw = K ? (uint64_t)imm : wide2 ? rr64(R, s0, l) : R[s0][l];
         D = cvt_value(raw, t, t2));
     return 0;
@@ -398,18 +456,44 @@ AI int cvt_run(EXEC_ARGS, const int t, const int t2, const int K)
 #define CVT_INNER(X, a)                                                                     \
     X(a, U8) X(a, S8) X(a, U16) X(a, S16) X(a, U32) X(a, S32) X(a, U64) X(a, S64) X(a, F32) X(a, F64)
 #define CVT_DEF(a, b)                                                                       \
-    EMU_HOT static int cvt_##a##_##b(EXEC_ARGS) { return cvt_run(x, w, in, mask, XT_##a, XT_##b, 0); } \
-    EMU_HOT static int cvt_##a##_##b##_i(EXEC_ARGS) { return cvt_run(x, w, in, mask, XT_##a, XT_##b, 1); }
+    EMU_HOT static int cvt_##a##_##b(EXEC_ARGS)                                             \
+    { return cvt_run(x, w, in, mask, XT_##a, XT_##b, 0); }                                 \
+    EMU_HOT static int cvt_##a##_##b##_i(EXEC_ARGS)                                         \
+    { return cvt_run(x, w, in, mask, XT_##a, XT_##b, 1); }
 #define CVT_DEF_ROW(a) CVT_INNER(CVT_DEF, a)
 #define CVT_ENT(a, b) [XT_##a][XT_##b] = {cvt_##a##_##b, cvt_##a##_##b##_i},
 #define CVT_ENT_ROW(a) CVT_INNER(CVT_ENT, a)
 CVT_OUTER(CVT_DEF_ROW)
 static const EmuExecFn cvt_tab[XT_COUNT][XT_COUNT][2] = {CVT_OUTER(CVT_ENT_ROW)};
 
+/* A 32-bit integer register widened to a 64-bit integer (the index arithmetic of most
+ * address computations): the word, and zeros or copies of its sign bit. */
+EMU_HOT static int cvt_widen_u(EXEC_ARGS)
+{
+    OPERANDS;
+    (void)x;
+    PAIR_MAP(lo = R[s0][l], hi = 0);
+    return 0;
+}
+
+EMU_HOT static int cvt_widen_s(EXEC_ARGS)
+{
+    OPERANDS;
+    (void)x;
+    PAIR_MAP(lo = R[s0][l], hi = 0u - (lo >> 31));
+    return 0;
+}
+
 int emu_pick_cvt(const XInsn *xi, EmuInsn *o)
 {
     if (xi->type >= XT_COUNT || xi->type2 >= XT_COUNT)
         return -1;
+    const int to64 = xi->type == XT_U64 || xi->type == XT_S64;
+    if (to64 && !(xi->flags & XF_IMM) && (xi->type2 == XT_U32 || xi->type2 == XT_S32)) {
+        o->fn = xi->type2 == XT_S32 ? cvt_widen_s : cvt_widen_u;
+        o->kind = EK_PLAIN;
+        return 0;
+    }
     o->fn = cvt_tab[xi->type][xi->type2][(xi->flags & XF_IMM) != 0];
     o->kind = EK_PLAIN;
     return o->fn ? 0 : -1;

@@ -28,18 +28,42 @@
 
 #define AI static inline __attribute__((always_inline))
 
-/* Slow path of a global access that misses the cache of the last allocation hit: refill
- * the cache, or hand over to memcheck.c. */
+/* Makes the allocation that holds the `size` bytes at global address a the last one hit
+ * (x->gbase): one of the others remembered, moved to the front, or found by emu_mem_find.
+ * Returns 0 when no allocation holds them. A program that streams several arrays at once
+ * (a sparse matrix's row pointers, column indices and values) alternates between a few
+ * allocations: they stay remembered. */
+static int global_hit(EmuExec *x, uint64_t a, unsigned size)
+{
+    uint64_t base, bytes;
+    uint8_t *host;
+    unsigned i = 0;
+    while (i < EMU_GHITS - 1 && !(a - x->gprev[i].base < x->gprev[i].size &&
+                                  x->gprev[i].size - (a - x->gprev[i].base) >= size))
+        i++;
+    if (i < EMU_GHITS - 1) {
+        base = x->gprev[i].base, bytes = x->gprev[i].size, host = x->gprev[i].host;
+    } else {
+        const EmuAlloc *al = emu_mem_find(x->mem, a, size);
+        if (!al)
+            return 0;
+        base = al->base, bytes = al->size, host = al->host;
+        i = EMU_GHITS - 2; /* the least recently hit goes */
+    }
+    memmove(&x->gprev[1], &x->gprev[0], i * sizeof x->gprev[0]);
+    x->gprev[0].base = x->gbase, x->gprev[0].size = x->gsize, x->gprev[0].host = x->ghost;
+    x->gbase = base, x->gsize = bytes, x->ghost = host;
+    return 1;
+}
+
+/* Slow path of a global access that misses the last allocation hit: another allocation,
+ * or memcheck.c. */
 static uint8_t *global_miss(EmuExec *x, const EmuWarp *w, const EmuInsn *in, unsigned space,
                             uint64_t a, unsigned size, int store, unsigned lane)
 {
-    const EmuAlloc *al = emu_mem_find(x->mem, a, size);
-    if (!al)
+    if (!global_hit(x, a, size))
         return emu_mem_bad(x, w, in, space, a, size, store, lane);
-    x->gbase = al->base;
-    x->gsize = al->size;
-    x->ghost = al->host;
-    return al->host + (a - al->base);
+    return x->ghost + (a - x->gbase);
 }
 
 /* Host pointer for one lane's access (store: 0 load, 1 store, 2 atomic). Every failed
@@ -90,22 +114,24 @@ AI uint8_t *mem_at(EmuExec *x, const EmuWarp *w, const EmuInsn *in, unsigned spa
     }
 }
 
-/* The fast path of a full warp's load or store (store: 0 or 1) of N bytes a lane: when
- * every lane's address is aligned and inside one region (the allocation of the last
- * global hit, which lane 0's address may refill, the CTA's shared bytes, or, for loads,
- * the parameter buffer), puts the lanes' byte offsets into that region in off and
- * returns its base (and in *contiguous whether lane l's offset is lane 0's + l * N, so
- * the warp's bytes are one block); otherwise NULL, and the handler goes lane by lane
- * (mem_at), which
- * finds the first failing lane in lane order exactly as without this path. Nothing is
- * read or written here, so falling back repeats nothing. */
+/* The fast path of a warp's load or store (store: 0 or 1) of N bytes a lane. When every
+ * active lane's address is aligned and inside one region (the allocation of the last
+ * global hit, which the lowest active lane's address may refill; the CTA's shared bytes;
+ * for loads, the parameter buffer), it puts every lane's byte offset into that region in
+ * off and returns the region's base, with *contiguous telling whether the mask is full
+ * and lane l's offset is lane 0's + l * N (the warp's bytes are one block). Otherwise it
+ * returns NULL and the handler goes lane by lane (mem_at), which finds the first failing
+ * lane in lane order exactly as without this path: nothing is read or written here, so
+ * falling back repeats nothing. */
 AI uint8_t *warp_region(EmuExec *x, unsigned space, EmuRows R, unsigned s0, int64_t imm,
-                        const unsigned N, int store, uint64_t off[XGPU_WARP_SIZE],
-                        int *contiguous)
+                        const unsigned N, int store, uint32_t mask,
+                        uint64_t off[XGPU_WARP_SIZE], int *contiguous)
 {
     uint64_t bias, size;
     uint8_t *base;
-    const uint64_t a0 = rr64(R, s0, 0) + (uint64_t)imm;
+    if (!mask)
+        return NULL;
+    const uint64_t a0 = rr64(R, s0, (unsigned)__builtin_ctz(mask)) + (uint64_t)imm;
     if (space == XS_GENERIC) {
         if (a0 - XGPU_SHARED_BASE < XGPU_WINDOW_SIZE)
             space = XS_SHARED;
@@ -136,14 +162,8 @@ AI uint8_t *warp_region(EmuExec *x, unsigned space, EmuRows R, unsigned s0, int6
             return NULL;
         /* fall through */
     default:
-        if (a0 - x->gbase >= x->gsize) {
-            const EmuAlloc *al = emu_mem_find(x->mem, a0, N);
-            if (!al)
-                return NULL;
-            x->gbase = al->base;
-            x->gsize = al->size;
-            x->ghost = al->host;
-        }
+        if (a0 - x->gbase >= x->gsize && !global_hit(x, a0, N))
+            return NULL;
         bias = x->gbase, base = x->ghost, size = x->gsize;
         break;
     }
@@ -152,11 +172,20 @@ AI uint8_t *warp_region(EmuExec *x, unsigned space, EmuRows R, unsigned s0, int6
     const uint64_t last = size - N, delta = (uint64_t)imm - bias;
     const uint64_t first = a0 - bias;
     uint64_t bad = 0, apart = 0;
-    for (unsigned l = 0; l < XGPU_WARP_SIZE; l++) {
-        const uint64_t o = rr64(R, s0, l) + delta;
-        off[l] = o;
-        bad |= (uint64_t)(o > last) | (o & (N - 1));
-        apart |= o ^ (first + (uint64_t)l * N);
+    if (mask == EMU_FULL_MASK) {
+        for (unsigned l = 0; l < XGPU_WARP_SIZE; l++) {
+            const uint64_t o = rr64(R, s0, l) + delta;
+            off[l] = o;
+            bad |= (uint64_t)(o > last) | (o & (N - 1));
+            apart |= o ^ (first + (uint64_t)l * N);
+        }
+    } else {
+        for (unsigned l = 0; l < XGPU_WARP_SIZE; l++) {
+            const uint64_t o = rr64(R, s0, l) + delta;
+            off[l] = o;
+            bad |= (uint64_t)((o > last) | ((o & (N - 1)) != 0)) & (mask >> l & 1);
+        }
+        apart = 1;
     }
     *contiguous = apart == 0;
     return bad ? NULL : base;
@@ -167,23 +196,25 @@ AI uint8_t *warp_region(EmuExec *x, unsigned space, EmuRows R, unsigned s0, int6
 #define LDOP(sfx, N, CT, STORE_RESULT)                                                      \
     EMU_HOT static int ld_##sfx(EXEC_ARGS) {                                               \
         OPERANDS;                                                                           \
-        if (mask == EMU_FULL_MASK) {                                                        \
-            uint64_t off[XGPU_WARP_SIZE];                                                   \
-            int contig;                                                                     \
-            const uint8_t *base = warp_region(x, in->mod, R, s0, imm, N, 0, off, &contig); \
-            if (base && N == 4 && contig) {                                                 \
-                memcpy(R[d], base + off[0], 4 * XGPU_WARP_SIZE);                            \
-                return EXEC_NEXT;                                                           \
+        uint64_t off[XGPU_WARP_SIZE];                                                       \
+        int contig;                                                                         \
+        const uint8_t *base = warp_region(x, in->mod, R, s0, imm, N, 0, mask, off, &contig); \
+        if (base && N == 4 && contig) {                                                     \
+            memcpy(R[d], base + off[0], 4 * XGPU_WARP_SIZE);                                \
+            return EXEC_NEXT;                                                               \
+        }                                                                                   \
+        if (base && mask == EMU_FULL_MASK) {                                                \
+            CT got[XGPU_WARP_SIZE];                                                         \
+            for (unsigned l = 0; l < XGPU_WARP_SIZE; l++)                                   \
+                memcpy(&got[l], base + off[l], N);                                          \
+            for (unsigned l = 0; l < XGPU_WARP_SIZE; l++) {                                 \
+                CT v = got[l]; STORE_RESULT;                                                \
             }                                                                               \
-            if (base) {                                                                     \
-                CT got[XGPU_WARP_SIZE];                                                     \
-                for (unsigned l = 0; l < XGPU_WARP_SIZE; l++)                               \
-                    memcpy(&got[l], base + off[l], N);                                      \
-                for (unsigned l = 0; l < XGPU_WARP_SIZE; l++) {                             \
-                    CT v = got[l]; STORE_RESULT;                                            \
-                }                                                                           \
-                return EXEC_NEXT;                                                           \
-            }                                                                               \
+            return EXEC_NEXT;                                                               \
+        }                                                                                   \
+        if (base) {                                                                         \
+            LANES { CT v; memcpy(&v, base + off[l], N); STORE_RESULT; }                    \
+            return EXEC_NEXT;                                                               \
         }                                                                                   \
         LANES {                                                                             \
             uint8_t *p = mem_at(x, w, in, in->mod, rr64(R, s0, l) + (uint64_t)imm, N, 0, l); \
@@ -203,20 +234,16 @@ LDOP(b64, 8, uint64_t, rw64(R, d, l, v))
 #define STOP(sfx, N, CT, VALUE)                                                             \
     EMU_HOT static int st_##sfx(EXEC_ARGS) {                                               \
         OPERANDS;                                                                           \
-        if (mask == EMU_FULL_MASK) {                                                        \
-            uint64_t off[XGPU_WARP_SIZE];                                                   \
-            int contig;                                                                     \
-            uint8_t *base = warp_region(x, in->mod, R, s0, imm, N, 1, off, &contig);       \
-            if (base && N == 4 && contig) {                                                 \
-                memcpy(base + off[0], R[s1], 4 * XGPU_WARP_SIZE);                           \
-                return EXEC_NEXT;                                                           \
-            }                                                                               \
-            if (base) {                                                                     \
-                for (unsigned l = 0; l < XGPU_WARP_SIZE; l++) {                             \
-                    CT v = (CT)(VALUE); memcpy(base + off[l], &v, N);                       \
-                }                                                                           \
-                return EXEC_NEXT;                                                           \
-            }                                                                               \
+        uint64_t off[XGPU_WARP_SIZE];                                                       \
+        int contig;                                                                         \
+        uint8_t *base = warp_region(x, in->mod, R, s0, imm, N, 1, mask, off, &contig);     \
+        if (base && N == 4 && contig) {                                                     \
+            memcpy(base + off[0], R[s1], 4 * XGPU_WARP_SIZE);                               \
+            return EXEC_NEXT;                                                               \
+        }                                                                                   \
+        if (base) {                                                                         \
+            LANES { CT v = (CT)(VALUE); memcpy(base + off[l], &v, N); }                    \
+            return EXEC_NEXT;                                                               \
         }                                                                                   \
         LANES {                                                                             \
             uint8_t *p = mem_at(x, w, in, in->mod, rr64(R, s0, l) + (uint64_t)imm, N, 1, l); \

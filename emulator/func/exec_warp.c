@@ -16,38 +16,44 @@
  * lane receives the result. actmask is the mask of active lanes. prmt is PTX prmt's
  * default mode (see prmt_value).
  */
+#include <string.h>
 #include "func/exec.h"
 
-/* Source lane of lane l and whether it is in range (see the file comment). */
-static unsigned shfl_lane(unsigned mode, unsigned l, uint32_t s1, uint32_t s2, int *ok)
-{
-    unsigned b = s1 & 31, c = s2 & 31, seg = (s2 >> 8) & 31;
-    unsigned max_lane = (l & seg) | (c & ~seg), min_lane = l & seg;
-    int j;
-    switch (mode) {
-    case XSHFL_IDX: j = (int)(min_lane | (b & ~seg)); *ok = j <= (int)max_lane; break;
-    case XSHFL_UP: j = (int)l - (int)b; *ok = j >= (int)max_lane; break;
-    case XSHFL_DOWN: j = (int)(l + b); *ok = j <= (int)max_lane; break;
-    default: j = (int)(l ^ b); *ok = j <= (int)max_lane; break;
-    }
-    return *ok ? (unsigned)j : l;
-}
+/* Lane l's source lane j and whether it is in range (see the file comment), for every
+ * lane (the inactive ones too: a branch-free loop over hoisted rows); the caller writes
+ * the active lanes. An out-of-range j is replaced by l, so the index is always 0..31. */
+#define SHFL_LANES(J, OK)                                                                   \
+    for (unsigned l = 0; l < XGPU_WARP_SIZE; l++) {                                         \
+        const unsigned b = R[s1][l] & 31, c = R[s2][l] & 31, seg = (R[s2][l] >> 8) & 31;    \
+        const int max_lane = (int)((l & seg) | (c & ~seg)), min_lane = (int)(l & seg);      \
+        const int j = (J), ok = (OK);                                                       \
+        (void)min_lane;                                                                     \
+        val[l] = src[ok ? (unsigned)j : l];                                                 \
+        okv[l] = (uint32_t)ok;                                                              \
+    }                                                                                       \
+    break
 
-static int shfl_run(EXEC_ARGS)
+EMU_HOT static int shfl_run(EXEC_ARGS)
 {
+    OPERANDS;
     (void)x;
+    const unsigned d1 = in->d1;
     uint32_t val[32], src[32], okv[32]; /* the member mask (s3 or imm) is not used */
-    for (unsigned l = 0; l < 32; l++)
-        src[l] = w->r[in->s0][l];
-    LANES {
-        int ok;
-        unsigned j = shfl_lane(in->sub, l, R32(in->s1), R32(in->s2), &ok);
-        val[l] = src[j];
-        okv[l] = (uint32_t)ok;
+    memcpy(src, R[s0], sizeof src);
+    switch (in->sub) {
+    case XSHFL_IDX: SHFL_LANES(min_lane | (int)(b & ~seg), j <= max_lane);
+    case XSHFL_UP: SHFL_LANES((int)l - (int)b, j >= max_lane);
+    case XSHFL_DOWN: SHFL_LANES((int)(l + b), j <= max_lane);
+    default: SHFL_LANES((int)(l ^ b), j <= max_lane);
+    }
+    if (mask == EMU_FULL_MASK) {
+        memcpy(R[d], val, sizeof val);
+        memcpy(R[d1], okv, sizeof okv);
+        return EXEC_NEXT;
     }
     LANES {
-        R32(in->d) = val[l];
-        R32(in->d1) = okv[l];
+        R[d][l] = val[l];
+        R[d1][l] = okv[l];
     }
     return EXEC_NEXT;
 }

@@ -101,7 +101,7 @@ static EmuStatus warp_run_profiled(EmuExec *x, EmuCta *c, EmuWarp *w)
 
 /* Runs warp w until it waits at a barrier, finishes, faults (returns the status) or its
  * quantum ends (x->yield; still EW_RUN, its pc saved). */
-static EmuStatus warp_run(EmuExec *x, EmuCta *c, EmuWarp *w)
+EMU_HOT static EmuStatus warp_run(EmuExec *x, EmuCta *c, EmuWarp *w)
 {
     if (__builtin_expect(w->prof != NULL, 0))
         return warp_run_profiled(x, c, w);
