@@ -130,9 +130,12 @@ typedef struct TmSubcore {
     uint8_t last_pick;   /* TmPickStall of the last scan (repeated like last_stall) */
     Cycle unit_next[TC_COUNT]; /* first cycle each unit accepts a dispatch (II) */
     uint8_t last_stall;  /* TmStall of the last cycle evaluated (idle skipping) */
+    uint8_t stall_plain; /* repeating last_stall counts only *stall_ctr (sm.c) */
+    uint64_t *stall_ctr; /* the counter of last_stall */
     uint8_t last_tl;     /* two-level policies: TmTlState of the last cycle evaluated */
     uint32_t wb_used;    /* write-back ports used this cycle */
     uint8_t mem_blocked; /* the LD/ST unit refused this sub-core's last access */
+    uint32_t mem_ocu;    /* the collector whose access it refused (with mem_blocked) */
     uint32_t ocu_busy;   /* collectors held */
     uint32_t ocu_collected; /* of them, with every source read (may dispatch) */
     uint32_t reads_queued;  /* register reads waiting at the banks */

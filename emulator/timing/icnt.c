@@ -64,6 +64,11 @@ int icnt_can_send(const Icnt *x, unsigned sm, Cycle now)
     return x->sm_inject[sm] <= now + x->queue;
 }
 
+Cycle icnt_send_at(const Icnt *x, unsigned sm)
+{
+    return x->sm_inject[sm] > x->queue ? x->sm_inject[sm] - x->queue : 0;
+}
+
 static Cycle icnt_cross(Icnt *x, Cycle *src, Cycle *dst, unsigned flits, Cycle now)
 {
     Cycle o = (flits + x->port_flits - 1) / x->port_flits;

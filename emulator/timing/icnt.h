@@ -21,8 +21,10 @@ int icnt_init(Icnt *x, const EmuConfig *cfg, unsigned nsm, unsigned nslice, TmCo
 void icnt_free(Icnt *x);
 /* Flits of r as a request (response = 0) or as its response (1). */
 unsigned icnt_flits(const Icnt *x, const TmReq *r, int response);
-/* Whether SM sm's injection port takes another request at cycle now. */
+/* Whether SM sm's injection port takes another request at cycle now, and the first cycle
+ * it does (until a send from that SM moves it later). */
 int icnt_can_send(const Icnt *x, unsigned sm, Cycle now);
+Cycle icnt_send_at(const Icnt *x, unsigned sm);
 /* Sends r from its SM to slice (or back): reserves the ports and returns the cycle the
  * packet's last flit arrives. */
 Cycle icnt_to_slice(Icnt *x, const TmReq *r, unsigned slice, Cycle now);

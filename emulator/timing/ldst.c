@@ -25,6 +25,12 @@
  * until the banks are free.
  * The per-cycle lookup budget is kept per cycle, so it does not matter whether the core
  * calls ldst_tick before or after ldst_issue within a cycle.
+ * A head request that the memory system's injection port refused is refused again every
+ * cycle until the port frees (memsys_send_at), unless the L1 changes meanwhile (a fill or
+ * a prefetch lookup, which may turn it into a hit or a merge): until then the lookup is
+ * not repeated, only its refusal counted, and the SM may sleep to that cycle
+ * (ldst_next, ldst_skip). Without a coherence hook on the L1 the refused lookup has no
+ * other effect, so the results are those of retrying every cycle.
  */
 #include "timing/ldst.h"
 
@@ -60,6 +66,9 @@ struct LdSt {
     TmReq queue[COAL_MAX];  /* requests of the access being looked up */
     unsigned qhead, qlen;
     int stalled;            /* head waits for an MSHR (cleared by a fill) */
+    Cycle refused_until;    /* head refused by the injection port, which takes nothing
+                             * from this SM before then (0: not refused; cleared when
+                             * the L1 changes) */
     int head_tried;         /* head already stalled once (statistics) */
     Cycle port_cycle;       /* lookup budget: cycle and lookups used in it */
     unsigned port_used;
@@ -248,6 +257,7 @@ static int pf_lookup(LdSt *u, Cycle now)
         L1Prefetch res = l1_prefetch(&u->l1, u->pfq[u->pfq_head], now);
         if (res == L1_PF_BLOCKED)
             break;
+        u->refused_until = 0; /* the L1 may have changed */
         u->ctr->l1_prefetch_redundant += res == L1_PF_REDUNDANT;
         u->ctr->l1_prefetch_dropped += res == L1_PF_DROPPED;
         u->pfq_head = (u->pfq_head + 1) % u->pfq_cap, u->pfq_len--;
@@ -263,12 +273,19 @@ static int ldst_lookup(LdSt *u, Cycle now)
         u->port_cycle = now, u->port_used = 0;
     int work = 0;
     while (u->qhead < u->qlen && !u->stalled && u->port_used < u->ports) {
+        if (now < u->refused_until) { /* refused again: counted, not repeated */
+            memsys_count_refusals(u->cache->mem, 1);
+            break;
+        }
         const TmReq *r = &u->queue[u->qhead];
         Cycle ready = now;
         L1Result res = l1_access(u->cache, r, now, !u->head_tried, &ready);
+        u->refused_until = 0;
         if (res == L1_STALL || res == L1_BLOCKED) {
             u->stalled = res == L1_STALL;
             u->head_tried = 1;
+            if (res == L1_BLOCKED && !u->cache->coh)
+                u->refused_until = memsys_send_at(u->cache->mem, u->sm);
             break;
         }
         u->port_used++, u->qhead++, u->head_tried = 0, work++;
@@ -295,6 +312,11 @@ static int issue_shared(LdSt *u, const TmAccess *a, uint64_t tag, Cycle now)
     return 0;
 }
 
+int ldst_refuses(const LdSt *u, const TmAccess *a, Cycle now)
+{
+    return a->space == TM_SHARED ? now < u->smem_free : u->qhead < u->qlen;
+}
+
 int ldst_issue(LdSt *u, const TmAccess *a, uint64_t tag, Cycle now)
 {
     if (a->space == TM_SHARED)
@@ -305,7 +327,7 @@ int ldst_issue(LdSt *u, const TmAccess *a, uint64_t tag, Cycle now)
     if (slot < 0)
         return -1;
     u->qlen = coal_split(a, u->sm, u->l1.c.line, u->l1.c.sector, u->queue);
-    u->qhead = 0, u->stalled = 0, u->head_tried = 0;
+    u->qhead = 0, u->stalled = 0, u->head_tried = 0, u->refused_until = 0;
     u->cache = a->space == TM_TEX ? &u->tex : &u->l1;
     for (unsigned i = 0; i < u->qlen; i++)
         u->queue[i].tag = (uint64_t)slot, u->queue[i].issued = now;
@@ -342,6 +364,7 @@ static int ldst_receive(LdSt *u, Cycle now)
             if (!(u->fillbuf[i].tag & L1_PREFETCH_TAG)) /* a prefetch: nobody waits */
                 acc_resolve(u, (unsigned)u->fillbuf[i].tag, now);
         u->stalled = 0; /* an MSHR or a way may have been freed */
+        u->refused_until = 0; /* the head may hit or merge now */
         work++;
     }
     return work;
@@ -370,7 +393,9 @@ int ldst_done(LdSt *u, uint64_t *tag, Cycle now)
 Cycle ldst_next(const LdSt *u, Cycle now)
 {
     Cycle next = TM_NEVER, done = tm_heap_min(&u->done);
-    if ((u->qhead < u->qlen && !u->stalled) || u->pfq_len)
+    if (u->qhead < u->qlen && !u->stalled)
+        next = u->refused_until > now + 1 ? u->refused_until : now + 1;
+    if (u->pfq_len)
         next = now + 1;
     if (done != TM_NEVER)
         done = done > now ? done : now + 1;
@@ -381,6 +406,12 @@ Cycle ldst_wake(const LdSt *u, Cycle now)
 {
     Cycle next = ldst_next(u, now);
     return u->smem_free > now && u->smem_free < next ? u->smem_free : next;
+}
+
+void ldst_skip(LdSt *u, uint64_t n)
+{
+    if (u->qhead < u->qlen && !u->stalled && u->refused_until)
+        memsys_count_refusals(u->cache->mem, n);
 }
 
 int ldst_idle(const LdSt *u)
@@ -397,6 +428,7 @@ void ldst_coherence(LdSt *u, const TmCoherenceOps *coh, void *state)
 void ldst_invalidate_l1(LdSt *u)
 {
     cache_invalidate(&u->l1.c);
+    u->refused_until = 0;
 }
 
 void ldst_flush(LdSt *u)
@@ -404,6 +436,7 @@ void ldst_flush(LdSt *u)
     cache_invalidate(&u->l1.c);
     cache_invalidate(&u->tex.c);
     u->pfq_len = 0;
+    u->refused_until = 0;
 }
 
 void ldst_dump(const LdSt *u, FILE *f)

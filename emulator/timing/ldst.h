@@ -36,6 +36,10 @@ void ldst_invalidate_l1(LdSt *u);
 /* Accepts a warp-level access at cycle now, or returns -1 when the unit cannot take it
  * this cycle (the issue stage stalls and retries). */
 int ldst_issue(LdSt *u, const TmAccess *a, uint64_t tag, Cycle now);
+/* Whether ldst_issue would refuse a at cycle now for a reason that only the unit's own
+ * progress removes (its request queue is busy, the shared-memory banks are): a cheap
+ * check that lets a waiting collector skip the attempt. */
+int ldst_refuses(const LdSt *u, const TmAccess *a, Cycle now);
 int ldst_tick(LdSt *u, Cycle now);
 /* Pops one completed access: returns 1 and sets *tag, or 0. */
 int ldst_done(LdSt *u, uint64_t *tag, Cycle now);
@@ -44,6 +48,9 @@ Cycle ldst_next(const LdSt *u, Cycle now);
  * access may then go): when an SM that did nothing must look again. */
 Cycle ldst_wake(const LdSt *u, Cycle now);
 int ldst_idle(const LdSt *u);
+/* Accounts n cycles the SM slept through (tm_sm_skip): a head request that the memory
+ * system's injection port refuses would have been refused in each of them. */
+void ldst_skip(LdSt *u, uint64_t n);
 /* Invalidates the L1 (kernel boundaries: L1 is not coherent). */
 void ldst_flush(LdSt *u);
 void ldst_dump(const LdSt *u, FILE *f);

@@ -375,6 +375,16 @@ int memsys_send(MemSys *m, const TmReq *r, Cycle now)
     return ok;
 }
 
+Cycle memsys_send_at(const MemSys *m, unsigned sm)
+{
+    return icnt_send_at(&m->icnt, sm);
+}
+
+void memsys_count_refusals(MemSys *m, uint64_t n)
+{
+    m->ctr->icnt_inject_stalls += n;
+}
+
 /* Turns the slice's decisions into events. */
 static void ms_act(MemSys *m, unsigned slice, const L2Act *act, int n)
 {

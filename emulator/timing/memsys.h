@@ -30,8 +30,13 @@ void memsys_count_into(MemSys *m, TmCounters *ctr, TmCounters *unit);
 typedef int (*TmLineRead)(void *ctx, uint64_t line, uint8_t *buf, unsigned n);
 void memsys_set_reader(MemSys *m, TmLineRead read, void *ctx);
 /* Offers a request from an SM. Returns 0 when accepted, -1 when the SM's injection port
- * is full this cycle (retry later). */
+ * is full this cycle (retry later). Each refusal counts an injection stall. */
 int memsys_send(MemSys *m, const TmReq *r, Cycle now);
+/* The first cycle SM sm's injection port takes a request: memsys_send refuses every
+ * request of that SM before it (the SM's own sends only move it later). */
+Cycle memsys_send_at(const MemSys *m, unsigned sm);
+/* Counts n refusals that a caller knew would happen and did not make. */
+void memsys_count_refusals(MemSys *m, uint64_t n);
 /* Advances the memory system to cycle now (call once per cycle, or after skipping idle
  * cycles). Returns work done (non-zero while anything moved). */
 int memsys_tick(MemSys *m, Cycle now);

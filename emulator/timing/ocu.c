@@ -5,7 +5,9 @@
  * and its unit accepts it, the instruction dispatches and the OCU is freed; OCUs that
  * are ready in the same cycle dispatch oldest first. A memory instruction dispatches
  * when the LD/ST unit has taken every access (one space per TmAccess; ldst_issue may
- * refuse, and the OCU then retries the next cycle), or with core.mem_latency set, into
+ * refuse, and the OCU then retries the next cycle; while the unit would certainly refuse
+ * again and nothing else is collected, the attempt is skipped, which changes nothing),
+ * or with core.mem_latency set, into
  * an ideal memory that answers after that many cycles. A collector mechanism (slots.h)
  * decides how collectors are given (pick) and filled, and hears of each dispatch.
  */
@@ -45,6 +47,7 @@ static int mem_dispatch(TmSm *sm, TmSubcore *sc, TmOcu *o, Cycle now)
         if (ldst_issue(sm->ldst, &o->step.acc[o->acc_next], (uint64_t)o->wb, now) < 0) {
             if (!sc->mem_blocked)
                 sm->stir = 1, sc->issue_wake = 0;
+            sc->mem_ocu = (uint32_t)(o - sc->ocu);
             return sc->mem_blocked = 1, 0;
         }
         o->acc_next++;
@@ -91,24 +94,36 @@ static int dispatch_one(TmSm *sm, TmSubcore *sc, TmOcu *o, Cycle now)
     return 1;
 }
 
+/* Whether the only collected OCU is a memory instruction whose next access the LD/ST
+ * unit would refuse again: dispatch_one would change nothing. */
+static int only_refused(const TmSm *sm, const TmSubcore *sc, Cycle now)
+{
+    if (sc->ocu_collected != 1 || !sc->mem_blocked)
+        return 0;
+    const TmOcu *o = &sc->ocu[sc->mem_ocu];
+    return o->busy && !o->reads_left && o->issued < now && o->wb >= 0 &&
+           o->acc_next < o->step.nacc && ldst_refuses(sm->ldst, &o->step.acc[o->acc_next], now);
+}
+
 int tm_ocu_dispatch(TmSm *sm, TmSubcore *sc, Cycle now)
 {
     int work = 0;
-    uint32_t n = sc->nocu;
-    if (!sc->ocu_collected)
+    uint32_t n = sc->nocu, k = 0;
+    if (!sc->ocu_collected || only_refused(sm, sc, now))
         return 0;
-    uint64_t after = 0; /* seq of the last one tried: oldest first, each tried once */
-    for (;;) {
-        TmOcu *best = NULL;
-        for (uint32_t i = 0; i < n; i++) {
-            TmOcu *o = &sc->ocu[i];
-            if (o->busy && !o->reads_left && o->issued < now && o->seq >= after &&
-                (!best || o->seq < best->seq))
-                best = o;
-        }
-        if (!best)
-            return work;
-        after = best->seq + 1;
-        work |= dispatch_one(sm, sc, best, now);
+    /* The collected ones, oldest first (insertion by seq), each tried once: a dispatch
+     * frees its own OCU and leaves the others' readiness as it was. */
+    TmOcu *ready[256];
+    for (uint32_t i = 0; i < n; i++) {
+        TmOcu *o = &sc->ocu[i];
+        if (!o->busy || o->reads_left || o->issued >= now)
+            continue;
+        uint32_t j = k++;
+        for (; j > 0 && ready[j - 1]->seq > o->seq; j--)
+            ready[j] = ready[j - 1];
+        ready[j] = o;
     }
+    for (uint32_t j = 0; j < k; j++)
+        work |= dispatch_one(sm, sc, ready[j], now);
+    return work;
 }

@@ -435,8 +435,10 @@ static void count_stall(TmSm *sm, TmSubcore *sc, unsigned best)
         sm->ctr->pick_none_free += sc->last_pick == TPS_NONE_FREE;
     }
     sm->stir |= best == TS_COLLECTOR; /* counted per tick, not by tm_sm_skip */
-    (*stall_counter(sm->ctr, best))++;
+    sc->stall_ctr = stall_counter(sm->ctr, best);
+    (*sc->stall_ctr)++;
     sc->last_stall = (uint8_t)best;
+    sc->stall_plain = best != TS_COLLECTOR && !tm_sched_two_level(sc->sched);
 }
 
 /* After a scan that issued nothing: the first cycle a time-dependent check of can_issue
@@ -580,7 +582,9 @@ int tm_sm_tick(TmSm *sm, Cycle now)
             work |= tm_rf_arbitrate(sm, sc, now);
         if (sc->ocu_collected)
             work |= tm_ocu_dispatch(sm, sc, now);
-        if (sc->issue_wake > now) /* the last scan's answer still holds */
+        if (sc->issue_wake > now && sc->stall_plain) /* the last scan's answer holds */
+            (*sc->stall_ctr)++;
+        else if (sc->issue_wake > now)
             count_stall(sm, sc, sc->last_stall);
         else
             work |= subcore_issue(sm, sc, now);
@@ -594,6 +598,8 @@ int tm_sm_tick(TmSm *sm, Cycle now)
 
 void tm_sm_skip(TmSm *sm, Cycle n)
 {
+    if (sm->ldst)
+        ldst_skip(sm->ldst, n);
     for (uint32_t i = 0; i < sm->nsc; i++) {
         *stall_counter(sm->ctr, sm->sc[i].last_stall) += n;
         if (tm_sched_two_level(sm->sc[i].sched))

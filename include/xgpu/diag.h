@@ -19,6 +19,9 @@
 #ifndef XGPU_DIAG_H
 #define XGPU_DIAG_H
 
+/* The project's libraries hide every symbol but those declared in its public headers. */
+#pragma GCC visibility push(default)
+
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -52,5 +55,7 @@ int xdiag_vformat(char *buf, size_t n, XDiagKind kind, const char *file, unsigne
  * the line end, NUL-terminated. Returns the whole line's length, or -1 when the file
  * cannot be read or has no such line. */
 long xdiag_source_line(const char *file, unsigned line, char *buf, size_t n);
+
+#pragma GCC visibility pop
 
 #endif

@@ -13,6 +13,9 @@
 #ifndef XGPU_EMU_H
 #define XGPU_EMU_H
 
+/* The project's libraries hide every symbol but those declared in its public headers. */
+#pragma GCC visibility push(default)
+
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -264,5 +267,7 @@ size_t emu_launch_count(const EmuDevice *d);
 EmuStatus emu_launch_counter(const EmuDevice *d, size_t i, const char *name, uint64_t *value);
 const EmuLaunchStats *emu_launch_stats(const EmuDevice *d, size_t i);
 int emu_write_stats_json(const EmuDevice *d, FILE *f);
+
+#pragma GCC visibility pop
 
 #endif

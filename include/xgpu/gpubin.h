@@ -25,6 +25,9 @@
 #ifndef XGPU_GPUBIN_H
 #define XGPU_GPUBIN_H
 
+/* The project's libraries hide every symbol but those declared in its public headers. */
+#pragma GCC visibility push(default)
+
 #include <stddef.h>
 #include <stdint.h>
 #include "xgpu/isa.h"
@@ -193,5 +196,7 @@ int xasm_assemble_named(const char *name, const char *text, XGpubin **out, char 
 /* Writes the text form of a whole module (directives, labels L<pc>, instructions) so that
  * xasm_assemble reads it back to the same module. */
 int xgpubin_disassemble(const XGpubin *g, void *file /* FILE * */);
+
+#pragma GCC visibility pop
 
 #endif

@@ -28,6 +28,9 @@
 #ifndef XGPU_HOSTSEC_H
 #define XGPU_HOSTSEC_H
 
+/* The project's libraries hide every symbol but those declared in its public headers. */
+#pragma GCC visibility push(default)
+
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -106,5 +109,7 @@ void xhost_ldesc_print(FILE *f, const XHostLDescs *d);
 /* JSON: an array of objects, one per record (the caller owns the result). */
 struct json_object *xhost_atoms_json(const XHostAtoms *a);
 struct json_object *xhost_ldesc_json(const XHostLDescs *d);
+
+#pragma GCC visibility pop
 
 #endif

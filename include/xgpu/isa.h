@@ -49,6 +49,9 @@
 #ifndef XGPU_ISA_H
 #define XGPU_ISA_H
 
+/* The project's libraries hide every symbol but those declared in its public headers. */
+#pragma GCC visibility push(default)
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -329,5 +332,7 @@ int xisa_format(const XInsn *in, const char *const *syms, uint32_t nsyms, char *
  * instruction's XREUSE_* bits; reuse < 0 formats as xisa_format. */
 int xisa_format_reuse(const XInsn *in, const char *const *syms, uint32_t nsyms, int reuse,
                       char *buf, size_t n);
+
+#pragma GCC visibility pop
 
 #endif

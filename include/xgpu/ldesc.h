@@ -27,6 +27,9 @@
 #ifndef XGPU_LDESC_H
 #define XGPU_LDESC_H
 
+/* The project's libraries hide every symbol but those declared in its public headers. */
+#pragma GCC visibility push(default)
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -123,5 +126,7 @@ int xgpuLDescLastLaunch(const void *kernel, XLDescInfo *out, int max, uint64_t *
 #ifdef __cplusplus
 }
 #endif
+
+#pragma GCC visibility pop
 
 #endif

@@ -27,6 +27,9 @@
 #ifndef XGPU_XMEM_H
 #define XGPU_XMEM_H
 
+/* The project's libraries hide every symbol but those declared in its public headers. */
+#pragma GCC visibility push(default)
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -158,5 +161,7 @@ void __xgpu_register_host(const void *atoms_begin, const void *atoms_end,
 #ifdef __cplusplus
 }
 #endif
+
+#pragma GCC visibility pop
 
 #endif

@@ -13,6 +13,9 @@
 #ifndef XGPU_CUDA_RUNTIME_API_H
 #define XGPU_CUDA_RUNTIME_API_H
 
+/* The project's libraries hide every symbol but those declared in its public headers. */
+#pragma GCC visibility push(default)
+
 #include <stddef.h>
 #include "driver_types.h"
 #include "vector_types.h"
@@ -168,5 +171,7 @@ void __cudaRegisterVar(void **fatCubinHandle, char *hostVar, char *deviceAddress
                        const char *deviceName, int ext, size_t size, int constant, int global);
 
 XGPU_CUDA_END_C
+
+#pragma GCC visibility pop
 
 #endif

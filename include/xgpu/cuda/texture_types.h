@@ -17,6 +17,9 @@
 #ifndef XGPU_CUDA_TEXTURE_TYPES_H
 #define XGPU_CUDA_TEXTURE_TYPES_H
 
+/* The project's libraries hide every symbol but those declared in its public headers. */
+#pragma GCC visibility push(default)
+
 #include <stddef.h>
 #include "driver_types.h"
 
@@ -248,5 +251,7 @@ static __inline__ struct cudaPitchedPtr make_cudaPitchedPtr(void *d, size_t p, s
     return s;
 }
 #endif
+
+#pragma GCC visibility pop
 
 #endif
