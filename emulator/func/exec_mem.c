@@ -119,13 +119,14 @@ AI uint8_t *mem_at(EmuExec *x, const EmuWarp *w, const EmuInsn *in, unsigned spa
  * global hit, which the lowest active lane's address may refill; the CTA's shared bytes;
  * for loads, the parameter buffer), it puts every lane's byte offset into that region in
  * off and returns the region's base, with *contiguous telling whether the mask is full
- * and lane l's offset is lane 0's + l * N (the warp's bytes are one block). Otherwise it
+ * and lane l's offset is lane 0's + l * N (the warp's bytes are one block) and *uniform
+ * whether it is full and every lane's offset is the same. Otherwise it
  * returns NULL and the handler goes lane by lane (mem_at), which finds the first failing
  * lane in lane order exactly as without this path: nothing is read or written here, so
  * falling back repeats nothing. */
 AI uint8_t *warp_region(EmuExec *x, unsigned space, EmuRows R, unsigned s0, int64_t imm,
                         const unsigned N, int store, uint32_t mask,
-                        uint64_t off[XGPU_WARP_SIZE], int *contiguous)
+                        uint64_t off[XGPU_WARP_SIZE], int *contiguous, int *uniform)
 {
     uint64_t bias, size;
     uint8_t *base;
@@ -171,13 +172,14 @@ AI uint8_t *warp_region(EmuExec *x, unsigned space, EmuRows R, unsigned s0, int6
         return NULL;
     const uint64_t last = size - N, delta = (uint64_t)imm - bias;
     const uint64_t first = a0 - bias;
-    uint64_t bad = 0, apart = 0;
+    uint64_t bad = 0, apart = 0, differ = 0;
     if (mask == EMU_FULL_MASK) {
         for (unsigned l = 0; l < XGPU_WARP_SIZE; l++) {
             const uint64_t o = rr64(R, s0, l) + delta;
             off[l] = o;
             bad |= (uint64_t)(o > last) | (o & (N - 1));
             apart |= o ^ (first + (uint64_t)l * N);
+            differ |= o ^ first;
         }
     } else {
         for (unsigned l = 0; l < XGPU_WARP_SIZE; l++) {
@@ -185,9 +187,10 @@ AI uint8_t *warp_region(EmuExec *x, unsigned space, EmuRows R, unsigned s0, int6
             off[l] = o;
             bad |= (uint64_t)((o > last) | ((o & (N - 1)) != 0)) & (mask >> l & 1);
         }
-        apart = 1;
+        apart = differ = 1;
     }
     *contiguous = apart == 0;
+    *uniform = differ == 0;
     return bad ? NULL : base;
 }
 
@@ -197,10 +200,16 @@ AI uint8_t *warp_region(EmuExec *x, unsigned space, EmuRows R, unsigned s0, int6
     EMU_HOT static int ld_##sfx(EXEC_ARGS) {                                               \
         OPERANDS;                                                                           \
         uint64_t off[XGPU_WARP_SIZE];                                                       \
-        int contig;                                                                         \
-        const uint8_t *base = warp_region(x, in->mod, R, s0, imm, N, 0, mask, off, &contig); \
+        int contig, same;                                                                   \
+        const uint8_t *base =                                                               \
+            warp_region(x, in->mod, R, s0, imm, N, 0, mask, off, &contig, &same);           \
         if (base && N == 4 && contig) {                                                     \
             memcpy(R[d], base + off[0], 4 * XGPU_WARP_SIZE);                                \
+            return EXEC_NEXT;                                                               \
+        }                                                                                   \
+        if (base && same) { /* one address: every lane gets the same value */              \
+            CT v; memcpy(&v, base + off[0], N);                                             \
+            for (unsigned l = 0; l < XGPU_WARP_SIZE; l++) { STORE_RESULT; }                 \
             return EXEC_NEXT;                                                               \
         }                                                                                   \
         if (base && mask == EMU_FULL_MASK) {                                                \
@@ -235,10 +244,15 @@ LDOP(b64, 8, uint64_t, rw64(R, d, l, v))
     EMU_HOT static int st_##sfx(EXEC_ARGS) {                                               \
         OPERANDS;                                                                           \
         uint64_t off[XGPU_WARP_SIZE];                                                       \
-        int contig;                                                                         \
-        uint8_t *base = warp_region(x, in->mod, R, s0, imm, N, 1, mask, off, &contig);     \
+        int contig, same;                                                                   \
+        uint8_t *base = warp_region(x, in->mod, R, s0, imm, N, 1, mask, off, &contig, &same); \
         if (base && N == 4 && contig) {                                                     \
             memcpy(base + off[0], R[s1], 4 * XGPU_WARP_SIZE);                               \
+            return EXEC_NEXT;                                                               \
+        }                                                                                   \
+        if (base && same) { /* one address: the last lane's value is the one that stays */ \
+            const unsigned l = XGPU_WARP_SIZE - 1;                                          \
+            CT v = (CT)(VALUE); memcpy(base + off[0], &v, N);                               \
             return EXEC_NEXT;                                                               \
         }                                                                                   \
         if (base) {                                                                         \

@@ -41,10 +41,47 @@ static TmSpace lane_space(unsigned mod, uint64_t *a)
     return TM_GLOBAL;
 }
 
+/* The usual case of capture: every active lane's address in the space of the lowest one
+ * (an instruction of one space, or generic addresses all in one window). Every lane's
+ * address is computed (a loop the compiler vectorizes); the access keeps the active
+ * ones. Returns 0, having written nothing, when the lanes are in several spaces. */
+EMU_HOT static int capture_one(const EmuWarp *w, const EmuInsn *in, uint32_t mask,
+                               TmAccess *acc)
+{
+    EmuRows const R = w->r;
+    const unsigned s0 = in->s0;
+    const uint64_t imm = (uint64_t)in->imm;
+    uint64_t a0 = rr64(R, s0, (unsigned)__builtin_ctz(mask)) + imm, bias = a0;
+    TmSpace sp = lane_space(in->mod, &bias);
+    bias = a0 - bias; /* what lane_space subtracted */
+    uint64_t out = 0;
+    for (unsigned l = 0; l < XGPU_WARP_SIZE; l++) {
+        const uint64_t a = rr64(R, s0, l) + imm;
+        acc->addr[l] = a - bias;
+        if (in->mod == XS_GENERIC) /* the same window as lane a0's, or global memory */
+            out |= (uint64_t)((sp == TM_GLOBAL ? (a - XGPU_SHARED_BASE < XGPU_WINDOW_SIZE) |
+                                                     (a - XGPU_LOCAL_BASE < XGPU_WINDOW_SIZE) |
+                                                     (a - XGPU_PARAM_BASE < XGPU_WINDOW_SIZE)
+                                               : a - bias >= XGPU_WINDOW_SIZE) &
+                              (mask >> l & 1));
+    }
+    if (out)
+        return 0;
+    acc->space = (uint8_t)sp;
+    acc->mask = mask;
+    return 1;
+}
+
 static void capture(const EmuWarp *w, const EmuInsn *in, uint32_t mask, EmuStep *st)
 {
     uint8_t kind = in->op == XOP_ld ? TM_READ : in->op == XOP_st ? TM_WRITE : TM_ATOMIC;
     uint8_t size = (uint8_t)xisa_type_size((XType)in->type);
+    if (mask && capture_one(w, in, mask, &st->acc[0])) {
+        st->acc[0].kind = kind;
+        st->acc[0].size = size;
+        st->nacc = 1;
+        return;
+    }
     int slot[TM_SPACE_COUNT];
     memset(slot, 0xff, sizeof slot); /* -1: no access of that space yet */
     for (uint32_t m = mask; m; m &= m - 1) {
@@ -70,7 +107,8 @@ static int is_mem(const EmuInsn *in)
     return in->op == XOP_ld || in->op == XOP_st || in->op == XOP_atom || in->op == XOP_atomcas;
 }
 
-EmuStatus emu_warp_step(EmuExec *x, EmuCta *c, EmuWarp *w, int capture_on, EmuStep *st)
+EMU_HOT EmuStatus emu_warp_step(EmuExec *x, EmuCta *c, EmuWarp *w, int capture_on,
+                                 EmuStep *st)
 {
     if (x->cta != c)
         emu_exec_bind(x, c);

@@ -71,6 +71,16 @@ static void coal_bytes(CoalOut *o, uint64_t addr, unsigned len)
 static void coal_lane(CoalOut *o, const TmAccess *a, unsigned sm, unsigned lane)
 {
     unsigned size = a->size ? a->size : 1;
+    uint64_t addr = a->addr[lane];
+    if (a->space != TM_LOCAL && !(size & (size - 1)) && !(addr & (size - 1)) &&
+        size <= (1u << o->sector_shift)) {
+        /* an aligned access no larger than a sector lies in one sector of one line */
+        uint64_t line = addr & ~(uint64_t)(o->line - 1);
+        unsigned i = coal_find(o, line);
+        if (i != COAL_MAX)
+            o->req[i].sectors |= (uint8_t)(1u << ((addr - line) >> o->sector_shift));
+        return;
+    }
     if (a->space != TM_LOCAL) {
         coal_bytes(o, a->addr[lane], size);
         return;
