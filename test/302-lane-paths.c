@@ -95,6 +95,10 @@ static void check_paths(const char *op, int store)
     emu_destroy(d);
 }
 
+#define CHECK_ALL(ops, store)                                                               \
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)                                 \
+        check_paths(ops[i], store)
+
 Test(lanes, integer_32)
 {
     const char *ops[] = {"add.u32 r10, r4, r6", "add.u32 r10, r4, 0x80000001",
@@ -105,8 +109,7 @@ Test(lanes, integer_32)
                          "shr.u32 r10, r6, 3", "min.s32 r10, r4, r6", "max.u32 r10, r4, r6",
                          "abs.s32 r10, r6", "neg.s32 r10, r4", "popc.u32 r10, r4",
                          "clz.u32 r10, r5", "brev.u32 r10, r4"};
-    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
-        check_paths(ops[i], 0);
+    CHECK_ALL(ops, 0);
 }
 
 Test(lanes, integer_64_and_pairs)
@@ -119,8 +122,7 @@ Test(lanes, integer_64_and_pairs)
                          "mov.u64 r10, 0x123456789abcdef0", "cvta.to.local r10, r4",
                          "cvta.shared r10, r4", "div.u64 r10, r4, r8",
                          "popc.u64 r10, r4", "clz.s64 r10, r4"};
-    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
-        check_paths(ops[i], 0);
+    CHECK_ALL(ops, 0);
 }
 
 Test(lanes, float_compare_select)
@@ -132,8 +134,7 @@ Test(lanes, float_compare_select)
                          "set.lt.s32 r10, r4, r6", "set.neu.f32 r10, r4, r6",
                          "set.ge.u64 r10, r4, 0x8000000000000000", "sel.u32 r10, r4, r6, r8",
                          "sel.u64 r10, r4, r6, r3", "sel.u32 r10, r4, r6, 1"};
-    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
-        check_paths(ops[i], 0);
+    CHECK_ALL(ops, 0);
 }
 
 Test(lanes, conversions_and_special_registers)
@@ -143,8 +144,7 @@ Test(lanes, conversions_and_special_registers)
                          "cvt.u8.u32 r10, r4", "cvt.f64.f32 r10, r4", "cvt.u32.u64 r10, r4",
                          "s2r r10, %tid.x", "s2r r10, %laneid", "s2r r10, %ctaid.x",
                          "s2r r10, %ntid.x"};
-    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
-        check_paths(ops[i], 0);
+    CHECK_ALL(ops, 0);
 }
 
 Test(lanes, shuffles)
@@ -154,8 +154,7 @@ Test(lanes, shuffles)
         "  mov.u32 r13, 0x1f\n  mov.u32 r14, 3\n  shfl.down r10, r11, r4, r14, r13, 0xffffffff",
         "  mov.u32 r13, 0\n  shfl.up r10, r11, r4, r8, r13, 0xffffffff",
         "  mov.u32 r13, 0x81f\n  mov.u32 r14, 5\n  shfl.bfly r10, r11, r4, r14, r13, 0xffffffff"};
-    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
-        check_paths(ops[i], 0);
+    CHECK_ALL(ops, 0);
 }
 
 /* Addresses into the data buffer: contiguous (lane * 4), a gather (a permutation of the
@@ -178,8 +177,7 @@ Test(lanes, loads)
         "  ld.shared.u32 r10, [r14]",
         "  cvta.shared r12, r14\n  ld.u32 r10, [r12]",
         "  ld.param.u32 r10, [20]"};
-    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
-        check_paths(ops[i], 0);
+    CHECK_ALL(ops, 0);
 }
 
 /* Each lane stores to its own u64 slot of the data buffer, in lane order or reversed. */
@@ -190,8 +188,7 @@ Test(lanes, stores)
         ADDR("r0", "3") "  st.global.u32 [r12+4], r6",
         ADDR("r0", "3") "  st.u8 [r12+1], r4",
         ADDR("r0", "3") "  st.global.u16 [r12+6], r6"};
-    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
-        check_paths(ops[i], 1);
+    CHECK_ALL(ops, 1);
     check_paths("  mov.u32 r13, 31\n  sub.u32 r13, r13, r0\n" ADDR("r13", "3")
                 "  st.global.u64 [r12], r6", 2);
 }

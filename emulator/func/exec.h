@@ -347,27 +347,24 @@ typedef uint32_t (*EmuRows)[32];
     (void)R; (void)d; (void)s0; (void)s1; (void)s2; (void)imm
 #define MAP(DT, OLD, STORE, ...)                                                       \
     do {                                                                               \
-        if (mask == EMU_FULL_MASK) {                                                   \
+        if (mask == EMU_FULL_MASK ||                                                   \
+            (sizeof(DT) == 4 && __builtin_popcount(mask) > EMU_SPARSE_LANES)) {        \
             DT out_[XGPU_WARP_SIZE];                                                   \
             for (unsigned l = 0; l < XGPU_WARP_SIZE; l++) {                            \
                 DT D;                                                                  \
                 __VA_ARGS__;                                                           \
                 out_[l] = D;                                                           \
             }                                                                          \
-            for (unsigned l = 0; l < XGPU_WARP_SIZE; l++) {                            \
-                DT D = out_[l];                                                        \
-                STORE;                                                                 \
-            }                                                                          \
-        } else if (sizeof(DT) == 4 && __builtin_popcount(mask) > EMU_SPARSE_LANES) {   \
-            DT out_[XGPU_WARP_SIZE];                                                   \
-            for (unsigned l = 0; l < XGPU_WARP_SIZE; l++) {                            \
-                DT D;                                                                  \
-                __VA_ARGS__;                                                           \
-                out_[l] = D;                                                           \
-            }                                                                          \
-            for (unsigned l = 0; l < XGPU_WARP_SIZE; l++) {                            \
-                DT D = (mask >> l & 1) ? out_[l] : (DT)(OLD);                          \
-                STORE;                                                                 \
+            if (mask == EMU_FULL_MASK) {                                               \
+                for (unsigned l = 0; l < XGPU_WARP_SIZE; l++) {                        \
+                    DT D = out_[l];                                                    \
+                    STORE;                                                             \
+                }                                                                      \
+            } else {                                                                   \
+                for (unsigned l = 0; l < XGPU_WARP_SIZE; l++) {                        \
+                    DT D = (mask >> l & 1) ? out_[l] : (DT)(OLD);                      \
+                    STORE;                                                             \
+                }                                                                      \
             }                                                                          \
         } else {                                                                       \
             LANES {                                                                    \

@@ -539,17 +539,17 @@ static Cycle later_min(Cycle best, Cycle t, Cycle now)
     return t > now && t < best ? t : best;
 }
 
-/* Write-back, unit initiation intervals for issue, warp ready times. */
+/* Write-back, unit initiation intervals for issue, warp ready times: per sub-core that is
+ * issue_next, which a sub-core's issue_wake still holds while it is later than now (every
+ * change of a ready time or an initiation interval resets issue_wake). */
 static Cycle core_next(const TmSm *sm, Cycle now)
 {
     Cycle next = tm_wb_next(sm, now);
-    for (uint32_t i = 0; i < sm->nsc; i++)
-        for (unsigned c = 0; c < TC_COUNT; c++)
-            if (sm->sc[i].unit_next[c])
-                next = later_min(next, sm->sc[i].unit_next[c] - 1, now);
-    for (uint32_t s = 0; s < sm->max_warps; s++)
-        if (sm->warp[s].fw)
-            next = later_min(next, sm->warp[s].ready_at, now);
+    for (uint32_t i = 0; i < sm->nsc; i++) {
+        const TmSubcore *sc = &sm->sc[i];
+        next = later_min(next, sc->issue_wake > now ? sc->issue_wake : issue_next(sm, sc, now),
+                         now);
+    }
     return next;
 }
 
