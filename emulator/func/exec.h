@@ -330,6 +330,19 @@ EmuStatus emu_warp_step(EmuExec *x, EmuCta *c, EmuWarp *w, int capture, EmuStep 
 #define EMU_SPARSE_LANES 4
 typedef uint32_t (*EmuRows)[32];
 
+/* Lane l's 64-bit register pair (row, row + 1, low word first) in rows r: the hoisted
+ * rows of OPERANDS, or a warp's (r64, w64 below). */
+static inline uint64_t rr64(EmuRows r, unsigned row, unsigned l)
+{
+    return r[row][l] | (uint64_t)r[row + 1][l] << 32;
+}
+
+static inline void rw64(EmuRows r, unsigned row, unsigned l, uint64_t v)
+{
+    r[row][l] = (uint32_t)v;
+    r[row + 1][l] = (uint32_t)(v >> 32);
+}
+
 /* EMU_HOT marks a handler compiled twice, for baseline x86-64 and for x86-64-v3 (AVX2,
  * FMA, BMI2, LZCNT, POPCNT), the dynamic loader choosing by the CPU (target_clones, an
  * ifunc): the build stays portable and a recent host gets vector lane loops and inline
@@ -377,13 +390,12 @@ typedef uint32_t (*EmuRows)[32];
 
 static inline uint64_t r64(const EmuWarp *w, unsigned row, unsigned l)
 {
-    return w->r[row][l] | (uint64_t)w->r[row + 1][l] << 32;
+    return rr64(w->r, row, l);
 }
 
 static inline void w64(EmuWarp *w, unsigned row, unsigned l, uint64_t v)
 {
-    w->r[row][l] = (uint32_t)v;
-    w->r[row + 1][l] = (uint32_t)(v >> 32);
+    rw64(w->r, row, l, v);
 }
 
 /* PAIR_MAP(body): MAP for a 64-bit result computed as two 32-bit words: body sets lo and
@@ -415,18 +427,6 @@ static inline void w64(EmuWarp *w, unsigned row, unsigned l, uint64_t v)
             }                                                                          \
         }                                                                              \
     } while (0)
-
-/* The same on hoisted rows (OPERANDS). */
-static inline uint64_t rr64(EmuRows r, unsigned row, unsigned l)
-{
-    return r[row][l] | (uint64_t)r[row + 1][l] << 32;
-}
-
-static inline void rw64(EmuRows r, unsigned row, unsigned l, uint64_t v)
-{
-    r[row][l] = (uint32_t)v;
-    r[row + 1][l] = (uint32_t)(v >> 32);
-}
 
 /* Handler selection, one function per opcode, generated from isa.def: fills o->fn (and
  * o->kind) for the instruction's type and form; -1 when the combination is not valid. */

@@ -118,7 +118,6 @@ REG64(f64, double, bits_d, d_bits)
                  __VA_ARGS__);                                                              \
         return 0; }                                                                         \
     FORMS(name, sfx)
-#define PAIR_OF_BINOP PBINOP
 
 #define ENT(name, sfx) {name##_##sfx, name##_##sfx##_i}
 
@@ -145,11 +144,12 @@ static int pick(const EmuExecFn tab[XT_COUNT][2], const XInsn *xi, EmuInsn *o)
         [XT_U32] = ENT(name, u32), [XT_S32] = ENT(name, s32),                               \
         [XT_U64] = ENT(name, u64), [XT_S64] = ENT(name, s64)};                              \
     PICKER(name)
-/* The same with the 64-bit types done on 32-bit words (lo, hi: see PAIR_OPERANDS). */
-#define INT_FAMILY_PAIR(TEMPLATE, name, body, ...)                                          \
-    TEMPLATE(name, u32, uint32_t, uint32_t, 32, 0, body)                                       \
-    TEMPLATE(name, s32, int32_t, uint32_t, 32, 1, body)                                        \
-    PAIR_OF_##TEMPLATE(name, u64, __VA_ARGS__)                                              \
+/* A binary INT_FAMILY whose 64-bit types work on 32-bit words (pair_body sets lo and hi:
+ * see PBINOP); u64 and s64 share the handler, the operation being the same bits. */
+#define INT_FAMILY_PAIR(name, body, ...)                                                    \
+    BINOP(name, u32, uint32_t, uint32_t, 32, 0, body)                                          \
+    BINOP(name, s32, int32_t, uint32_t, 32, 1, body)                                           \
+    PBINOP(name, u64, __VA_ARGS__)                                                          \
     static const EmuExecFn name##_tab[XT_COUNT][2] = {                                      \
         [XT_U32] = ENT(name, u32), [XT_S32] = ENT(name, s32),                               \
         [XT_U64] = ENT(name, u64), [XT_S64] = ENT(name, u64)};                              \
@@ -168,8 +168,8 @@ static int pick(const EmuExecFn tab[XT_COUNT][2], const XInsn *xi, EmuInsn *o)
 
 /* --- integer ------------------------------------------------------------------------------ */
 
-INT_FAMILY_PAIR(BINOP, add, D = (T)((U)A + (U)B), lo = alo + blo, hi = ahi + bhi + (lo < alo))
-INT_FAMILY_PAIR(BINOP, sub, D = (T)((U)A - (U)B), lo = alo - blo, hi = ahi - bhi - (alo < blo))
+INT_FAMILY_PAIR(add, D = (T)((U)A + (U)B), lo = alo + blo, hi = ahi + bhi + (lo < alo))
+INT_FAMILY_PAIR(sub, D = (T)((U)A - (U)B), lo = alo - blo, hi = ahi - bhi - (alo < blo))
 INT_FAMILY(BINOP, mul, D = (T)((U)A * (U)B))
 INT_FAMILY(BINOP, mulhi, D = (T)(IS_SIGNED ? (U)(((__int128)A * B) >> BITS)
                                           : (U)(((unsigned __int128)(U)A * (U)B) >> BITS)))
@@ -230,7 +230,6 @@ int emu_pick_gaddr(const XInsn *xi, EmuInsn *o)
 }
 
 /* cvta: a 64-bit add of the window base (to generic) or its negation (to the space). */
-#define cvta_run add_u64_i /* a 64-bit add of the immediate */
 
 int emu_pick_cvta(const XInsn *xi, EmuInsn *o)
 {
@@ -244,7 +243,7 @@ int emu_pick_cvta(const XInsn *xi, EmuInsn *o)
         o->fn = mov_u64_i;
         o->imm = (int64_t)((uint64_t)xi->imm + delta);
     } else {
-        o->fn = cvta_run;
+        o->fn = add_u64_i; /* a 64-bit add of the window's base */
         o->imm = (int64_t)delta;
     }
     return 0;
