@@ -1,5 +1,5 @@
 /*
- * 900-samples-util.h - what the whole-suite tests (903, 904) share: every sample with
+ * 900-samples-util.h - what the whole-suite tests (903-905) share: every sample with
  * inputs small enough for several timing runs each, and one run of a sample that returns
  * its statistics with the fields that legitimately differ between runs removed.
  *
@@ -32,11 +32,12 @@ static const struct {
 };
 #define SUITE_SAMPLES (sizeof suite_samples / sizeof suite_samples[0])
 
-/* Drops what legitimately differs between two runs: host time and the skip key. */
+/* Drops what legitimately differs between two runs: host time and the keys that must not
+ * change a figure (idle skipping, host threads). */
 static void suite_strip(json_object *o)
 {
     static const char *drop[] = {"host_seconds", "host_cpu_seconds", "warp_insns_per_second",
-                                 "seconds", "emu.skip_idle"};
+                                 "seconds", "emu.skip_idle", "emu.threads"};
     if (json_object_is_type(o, json_type_array)) {
         for (size_t i = 0; i < json_object_array_length(o); i++)
             suite_strip(json_object_array_get_idx(o, i));

@@ -1,18 +1,22 @@
 /*
- * 903-skip-idle: skipping idle cycles changes nothing but speed. Every sample (reduced
- * inputs) runs in timing mode twice, with emu.skip_idle = true (the default: SMs sleep,
- * the loop jumps over cycles in which nothing can happen) and false (every unit ticks
- * every cycle); the statistics, interval series included, must be identical apart from
- * host time and the key itself. Both gtx480 and rtx2060-s are checked; on kepler and
+ * 903-skip-idle: skipping idle cycles, and ticking the SMs on several host threads,
+ * change nothing but speed. Every sample (reduced inputs) runs in timing mode twice: with
+ * emu.skip_idle = true (the default: SMs sleep, the loop jumps over cycles in which
+ * nothing can happen) on one thread, and with false (every unit ticks every cycle) on
+ * emu.threads threads (2 on rtx2060-s, 1 on gtx480); the statistics, interval series
+ * included, must be identical apart from host time and the two keys. On kepler and
  * maxwell every sample runs once (skipping) and must pass, so every sample runs correctly
  * on every preset.
  */
 #include "900-samples-util.h"
 
-/* compare: also run without skipping and require the same statistics. */
+/* compare > 0: also run without skipping on that many threads and require the same
+ * statistics. */
 static void check_preset(const char *preset, int compare)
 {
     int failed = 0;
+    char threads[32];
+    snprintf(threads, sizeof threads, "emu.threads=%d", compare);
     for (size_t i = 0; i < SUITE_SAMPLES; i++) {
         char *a = suite_run(i, preset, "timing", "", 1, NULL);
         if (!compare) {
@@ -22,10 +26,11 @@ static void check_preset(const char *preset, int compare)
             free(a);
             continue;
         }
-        char *b = suite_run(i, preset, "timing", "", 0, NULL);
+        char *b = suite_run(i, preset, "timing", threads, 0, NULL);
         int same = a && b && strcmp(a, b) == 0;
-        cr_expect(same, "%s on %s: statistics differ with and without idle skipping",
-                  suite_samples[i].name, preset);
+        cr_expect(same, "%s on %s: statistics differ between skipping idle cycles on one "
+                        "thread and ticking every cycle with %s", suite_samples[i].name,
+                  preset, threads);
         cr_expect(!a || strstr(a, "\"intervals\""), "%s: no interval series",
                   suite_samples[i].name);
         failed += !same;
@@ -37,7 +42,7 @@ static void check_preset(const char *preset, int compare)
 
 Test(skip_idle, rtx2060_s, .timeout = 1700)
 {
-    check_preset("rtx2060-s", 1);
+    check_preset("rtx2060-s", 2);
 }
 
 Test(skip_idle, gtx480, .timeout = 1700)

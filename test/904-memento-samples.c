@@ -3,7 +3,8 @@
  * caching collectors under core.sched = memento (dynamic STHLD, a short interval so
  * the state machine moves) and memento-pr, prints PASS, and executes exactly the warp
  * instructions of functional mode. Under memento every sample is also run without idle
- * skipping, and the statistics, interval series and STHLD included, must be identical.
+ * skipping on two host threads (emu.threads), and the statistics, interval series and
+ * STHLD included, must be identical.
  */
 #include "900-samples-util.h"
 
@@ -19,11 +20,11 @@ Test(memento_samples, same_instructions_as_functional_and_skip_idle_identical, .
         char *f = suite_run(i, "rtx2060-s", "functional", "", 1, &wf);
         char *m = suite_run(i, "rtx2060-s", "timing", MEMENTO, 1, &wm);
         char *p = suite_run(i, "rtx2060-s", "timing", MEMENTO_PR, 1, &wp);
-        char *ns = suite_run(i, "rtx2060-s", "timing", MEMENTO, 0, &wn);
+        char *ns = suite_run(i, "rtx2060-s", "timing", MEMENTO ";emu.threads=2", 0, &wn);
         int ok = f && m && p && ns && wf == wm && wf == wp && strcmp(m, ns) == 0 &&
                  strstr(m, "\"sthld\"") && strstr(m, "rf.ct_hits");
         cr_expect(ok, "%s: functional %lld, memento %lld, memento-pr %lld warp instructions; "
-                      "skip vs no skip %s",
+                      "skip vs no skip on two threads %s",
                   n, wf, wm, wp, m && ns && strcmp(m, ns) == 0 ? "identical" : "differ");
         failed += !ok;
         free(f), free(m), free(p), free(ns);

@@ -104,6 +104,15 @@ enum { EMU_MEMCHECK_ON, EMU_MEMCHECK_WARN, EMU_MEMCHECK_OFF };
 #define EMU_LOCAL_MAX (512u * 1024) /* local bytes per thread (CUDA's limit) */
 #define EMU_GHITS 4 /* global allocations the handlers remember (EmuExec.gbase, .gprev) */
 
+/* Timing mode: the global stores and atomics one SM issued in the cycle being simulated,
+ * in issue order (exec_mem.c appends, emu_wlog_commit applies and empties). Records are
+ * EmuWlRec headers, a store's bytes after its header. */
+typedef struct EmuWlog {
+    uint8_t *buf;
+    size_t len, cap;
+    int lost;            /* host memory ran out: a record was dropped */
+} EmuWlog;
+
 /* Everything a handler may touch during a launch. */
 struct EmuExec {
     struct EmuDevice *dev;
@@ -150,6 +159,8 @@ struct EmuExec {
      * such an access reads (zeroed each time) and writes (dropped) */
     uint32_t memcheck;
     uint64_t bad_accesses;
+    uint64_t *bad_seen;   /* timing mode: the launch's count over every SM (the first is
+                           * reported); NULL: bad_accesses is the launch's */
     /* emu.simt = its: a divergent path that branched backward emu.its_spin times in a row
      * yields (exec_ctrl.c); 0 with ipdom */
     uint32_t its_spin;
@@ -158,6 +169,9 @@ struct EmuExec {
     uint32_t grid_sync;
     uint64_t grid_waiting;
     uint8_t scratch[16];
+    /* timing mode: where global stores and atomics go until the end of the cycle
+     * (emu_wlog_commit); NULL in functional mode, where they happen at once */
+    EmuWlog *wlog;
     /* fault being reported (space, access: EmuSpace, EmuAccess of a memory fault) */
     EmuStatus fstatus;
     uint32_t flane;
@@ -212,6 +226,11 @@ int emu_exec_checkpoint(EmuExec *x);
 void emu_exec_init_stop(EmuExec *x);
 /* Fills the timeout fault: "kernel K exceeded emu.max_warp_insns = N ...". */
 void emu_exec_timeout(EmuExec *x, unsigned lane);
+
+/* Applies log's stores and atomics in order (each atomic's old value goes to its
+ * destination register) and empties it; -1 when a record had been lost (host memory). */
+int emu_wlog_commit(EmuWlog *log);
+void emu_wlog_free(EmuWlog *log);
 
 /* Appends n bytes of output to the printf FIFO (exec_printf.c): whole or not at all. */
 void emu_printf_append(EmuExec *x, const char *s, size_t n);

@@ -17,19 +17,23 @@
  * raise the CTA's local high-water mark (cta.c zeroes only that much of each frame).
  *
  * Atomics are read-modify-writes done lane by lane in lane order, so contention is
- * deterministic; each lane's d receives the value it found. The operation is XInsn.sub
+ * deterministic; each lane's d receives the value it found. In timing mode global stores
+ * and atomics are applied at the end of the cycle that issued them (the write log,
+ * below). The operation is XInsn.sub
  * (XAtom) on the data type: float add/min/max on f32/f64, signed min/max on s32/s64,
  * inc/dec with CUDA's wrap rules.
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "func/exec.h"
 
 #define AI static inline __attribute__((always_inline))
 
 /* Makes the allocation that holds the `size` bytes at global address a the last one hit
- * (x->gbase): one of the others remembered, moved to the front, or found by emu_mem_find.
+ * (x->gbase): one of the others remembered, moved to the front, or found by emu_mem_lookup
+ * (which changes nothing: the SMs of the timing model may call it from several threads).
  * Returns 0 when no allocation holds them. A program that streams several arrays at once
  * (a sparse matrix's row pointers, column indices and values) alternates between a few
  * allocations: they stay remembered. */
@@ -44,7 +48,7 @@ static int global_hit(EmuExec *x, uint64_t a, unsigned size)
     if (i < EMU_GHITS - 1) {
         base = x->gprev[i].base, bytes = x->gprev[i].size, host = x->gprev[i].host;
     } else {
-        const EmuAlloc *al = emu_mem_find(x->mem, a, size);
+        const EmuAlloc *al = emu_mem_lookup(x->mem, a, size);
         if (!al)
             return 0;
         base = al->base, bytes = al->size, host = al->host;
@@ -68,10 +72,12 @@ static uint8_t *global_miss(EmuExec *x, const EmuWarp *w, const EmuInsn *in, uns
 
 /* Host pointer for one lane's access (store: 0 load, 1 store, 2 atomic). Every failed
  * check goes to emu_mem_bad with the address as the program formed it: NULL (a fault)
- * or, with emu.memcheck = warn | off, a scratch buffer. */
-AI uint8_t *mem_at(EmuExec *x, const EmuWarp *w, const EmuInsn *in, unsigned space,
-                   uint64_t a, unsigned size, int store, unsigned lane)
+ * or, with emu.memcheck = warn | off, a scratch buffer. *global: the pointer is into a
+ * global allocation (a store or atomic there is deferred in timing mode). */
+AI uint8_t *mem_at_in(EmuExec *x, const EmuWarp *w, const EmuInsn *in, unsigned space,
+                      uint64_t a, unsigned size, int store, unsigned lane, int *global)
 {
+    *global = 0;
     const unsigned as = space;
     const uint64_t orig = a;
     if (a & (size - 1))
@@ -108,10 +114,99 @@ AI uint8_t *mem_at(EmuExec *x, const EmuWarp *w, const EmuInsn *in, unsigned spa
         /* const data and texels are global memory */
         /* fall through */
     default:
-        if (a - x->gbase < x->gsize && x->gsize - (a - x->gbase) >= size)
+        if (a - x->gbase < x->gsize && x->gsize - (a - x->gbase) >= size) {
+            *global = 1;
             return x->ghost + (a - x->gbase);
-        return global_miss(x, w, in, as, a, size, store, lane);
+        }
+        uint8_t *p = global_miss(x, w, in, as, a, size, store, lane);
+        *global = p && p != x->scratch;
+        return p;
     }
+}
+
+AI uint8_t *mem_at(EmuExec *x, const EmuWarp *w, const EmuInsn *in, unsigned space,
+                   uint64_t a, unsigned size, int store, unsigned lane)
+{
+    int global;
+    return mem_at_in(x, w, in, space, a, size, store, lane, &global);
+}
+
+/* --- the write log (timing mode) ------------------------------------------------------
+ * In timing mode the SMs of one cycle may run on several host threads, so global memory
+ * must not change while they do: a global store or atomic is appended to the SM's log
+ * (x->wlog) and applied at the end of the cycle, SM by SM in SM order and in issue order
+ * within an SM (emu_wlog_commit, called by timing/gpu.c). An atomic's old value reaches
+ * its destination register then, before any instruction can read it (its scoreboard
+ * bit stays set until the memory system answers). So a global write is seen by every
+ * load issued in a later cycle, and by none in its own cycle (docs/timing.md,
+ * "Parallel simulation"). Shared and local memory belong to one SM and change at once. */
+
+enum { WL_STORE, WL_ATOM, WL_CAS };
+/* Atomic operand types, as the atomic handlers name them. */
+enum { AT_U32, AT_S32, AT_F32, AT_U64, AT_S64, AT_F64 };
+
+typedef struct EmuWlRec {
+    uint8_t *p;          /* host address */
+    uint32_t *dlo, *dhi; /* atomic: its destination register's words (dhi: 64-bit) */
+    uint64_t v, cmp;     /* atomic: operand (cas: new value) and cas's compare value */
+    uint32_t n;          /* store: bytes after the header */
+    uint8_t kind, ty, op;
+} EmuWlRec;
+
+static void *wl_reserve(EmuWlog *g, size_t n)
+{
+    if (g->cap - g->len < n) {
+        size_t cap = g->cap ? 2 * g->cap : 4096;
+        while (cap - g->len < n)
+            cap *= 2;
+        uint8_t *b = realloc(g->buf, cap);
+        if (!b) {
+            g->lost = 1;
+            return NULL;
+        }
+        g->buf = b, g->cap = cap;
+    }
+    void *r = g->buf + g->len;
+    g->len += n;
+    return r;
+}
+
+static size_t wl_size(uint32_t n)
+{
+    return sizeof(EmuWlRec) + ((n + 7u) & ~7u);
+}
+
+static void wl_store(EmuWlog *g, uint8_t *p, const void *src, uint32_t n)
+{
+    EmuWlRec *r = wl_reserve(g, wl_size(n));
+    if (!r)
+        return;
+    *r = (EmuWlRec){.p = p, .n = n, .kind = WL_STORE};
+    memcpy(r + 1, src, n);
+}
+
+static void wl_atom(EmuWlog *g, uint8_t *p, unsigned kind, unsigned ty, unsigned op,
+                    uint64_t v, uint64_t cmp, uint32_t *dlo, uint32_t *dhi)
+{
+    EmuWlRec *r = wl_reserve(g, sizeof *r);
+    if (r)
+        *r = (EmuWlRec){.p = p, .dlo = dlo, .dhi = dhi, .v = v, .cmp = cmp,
+                        .kind = (uint8_t)kind, .ty = (uint8_t)ty, .op = (uint8_t)op};
+}
+
+/* A store's bytes: at once, or into the log (defer). */
+AI void put(EmuExec *x, uint8_t *p, const void *src, unsigned n, int defer)
+{
+    if (defer)
+        wl_store(x->wlog, p, src, n);
+    else
+        memcpy(p, src, n);
+}
+
+void emu_wlog_free(EmuWlog *g)
+{
+    free(g->buf);
+    memset(g, 0, sizeof *g);
 }
 
 /* The fast path of a warp's load or store (store: 0 or 1) of N bytes a lane. When every
@@ -246,23 +341,26 @@ LDOP(b64, 8, uint64_t, rw64(R, d, l, v))
         uint64_t off[XGPU_WARP_SIZE];                                                       \
         int contig, same;                                                                   \
         uint8_t *base = warp_region(x, in->mod, R, s0, imm, N, 1, mask, off, &contig, &same); \
+        const int defer = base && x->wlog && base == x->ghost;                              \
         if (base && N == 4 && contig) {                                                     \
-            memcpy(base + off[0], R[s1], 4 * XGPU_WARP_SIZE);                               \
+            put(x, base + off[0], R[s1], 4 * XGPU_WARP_SIZE, defer);                        \
             return EXEC_NEXT;                                                               \
         }                                                                                   \
         if (base && same) { /* one address: the last lane's value is the one that stays */ \
             const unsigned l = XGPU_WARP_SIZE - 1;                                          \
-            CT v = (CT)(VALUE); memcpy(base + off[0], &v, N);                               \
+            CT v = (CT)(VALUE); put(x, base + off[0], &v, N, defer);                        \
             return EXEC_NEXT;                                                               \
         }                                                                                   \
         if (base) {                                                                         \
-            LANES { CT v = (CT)(VALUE); memcpy(base + off[l], &v, N); }                    \
+            LANES { CT v = (CT)(VALUE); put(x, base + off[l], &v, N, defer); }             \
             return EXEC_NEXT;                                                               \
         }                                                                                   \
         LANES {                                                                             \
-            uint8_t *p = mem_at(x, w, in, in->mod, rr64(R, s0, l) + (uint64_t)imm, N, 1, l); \
+            int global;                                                                     \
+            uint8_t *p = mem_at_in(x, w, in, in->mod, rr64(R, s0, l) + (uint64_t)imm, N, 1, l, \
+                                   &global);                                                \
             if (!p) return EXEC_FAULT;                                                      \
-            CT v = (CT)(VALUE); memcpy(p, &v, N);                                           \
+            CT v = (CT)(VALUE); put(x, p, &v, N, global && x->wlog);                        \
         }                                                                                   \
         return EXEC_NEXT; }
 STOP(b8, 1, uint8_t, R[s1][l])
@@ -340,40 +438,121 @@ static uint64_t atom_f64(unsigned op, uint64_t old, uint64_t v)
     }
 }
 
-#define ATOMOP(sfx, N, CT)                                                                  \
+/* New value of atomic op on old with operand v, for operand type ty (AT_*). */
+static uint64_t atom_any(unsigned ty, unsigned op, uint64_t old, uint64_t v)
+{
+    switch (ty) {
+    case AT_U32: return atom_u32(op, (uint32_t)old, (uint32_t)v);
+    case AT_S32: return atom_s32(op, (uint32_t)old, (uint32_t)v);
+    case AT_F32: return atom_f32(op, (uint32_t)old, (uint32_t)v);
+    case AT_U64: return atom_u64(op, old, v);
+    case AT_S64: return atom_s64(op, old, v);
+    default: return atom_f64(op, old, v);
+    }
+}
+
+static uint64_t load_n(const uint8_t *p, unsigned n)
+{
+    if (n == 8) {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        return v;
+    }
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+static void store_n(uint8_t *p, uint64_t v, unsigned n)
+{
+    if (n == 8) {
+        memcpy(p, &v, 8);
+    } else {
+        uint32_t w = (uint32_t)v;
+        memcpy(p, &w, 4);
+    }
+}
+
+/* One lane of an atomic (kind WL_ATOM, or WL_CAS comparing with cmp) of n bytes at p,
+ * the old value going to register row d of lane l: at once, or into the log when p is
+ * global memory in timing mode. */
+static void atom_lane(EmuExec *x, EmuWarp *w, uint8_t *p, int global, unsigned kind,
+                      unsigned ty, unsigned op, unsigned n, uint64_t v, uint64_t cmp,
+                      unsigned d, unsigned l)
+{
+    uint32_t *dlo = &w->r[d][l], *dhi = n == 8 ? &w->r[d + 1][l] : NULL;
+    if (global && x->wlog) {
+        wl_atom(x->wlog, p, kind, ty, op, v, cmp, dlo, dhi);
+        return;
+    }
+    uint64_t old = load_n(p, n);
+    if (kind == WL_ATOM)
+        store_n(p, atom_any(ty, op, old, v), n);
+    else if (old == cmp)
+        store_n(p, v, n);
+    *dlo = (uint32_t)old;
+    if (dhi)
+        *dhi = (uint32_t)(old >> 32);
+}
+
+int emu_wlog_commit(EmuWlog *g)
+{
+    for (size_t at = 0; at < g->len;) {
+        EmuWlRec *r = (EmuWlRec *)(g->buf + at);
+        if (r->kind == WL_STORE) {
+            memcpy(r->p, r + 1, r->n);
+            at += wl_size(r->n);
+            continue;
+        }
+        unsigned n = r->ty >= AT_U64 ? 8 : 4;
+        uint64_t old = load_n(r->p, n);
+        if (r->kind == WL_ATOM)
+            store_n(r->p, atom_any(r->ty, r->op, old, r->v), n);
+        else if (old == r->cmp)
+            store_n(r->p, r->v, n);
+        *r->dlo = (uint32_t)old;
+        if (r->dhi)
+            *r->dhi = (uint32_t)(old >> 32);
+        at += sizeof *r;
+    }
+    int lost = g->lost;
+    g->len = 0, g->lost = 0;
+    return lost ? -1 : 0;
+}
+
+#define ATOMOP(sfx, N, TY)                                                                  \
     static int atom_run_##sfx(EXEC_ARGS) {                                                 \
         LANES {                                                                             \
-            uint8_t *p = mem_at(x, w, in, in->mod, r64(w, in->s0, l) + (uint64_t)in->imm, N, 2, l); \
+            int global;                                                                     \
+            uint8_t *p = mem_at_in(x, w, in, in->mod, r64(w, in->s0, l) + (uint64_t)in->imm, \
+                                   N, 2, l, &global);                                       \
             if (!p) return EXEC_FAULT;                                                      \
-            CT old, v = (CT)(N == 8 ? r64(w, in->s1, l) : R32(in->s1));                    \
-            memcpy(&old, p, N);                                                             \
-            CT nv = atom_##sfx(in->sub, old, v);                                            \
-            memcpy(p, &nv, N);                                                              \
-            if (N == 8) w64(w, in->d, l, old); else R32(in->d) = (uint32_t)old;             \
+            uint64_t v = N == 8 ? r64(w, in->s1, l) : R32(in->s1);                          \
+            atom_lane(x, w, p, global, WL_ATOM, TY, in->sub, N, v, 0, in->d, l);            \
         }                                                                                   \
         return EXEC_NEXT; }
-ATOMOP(u32, 4, uint32_t)
-ATOMOP(s32, 4, uint32_t)
-ATOMOP(f32, 4, uint32_t)
-ATOMOP(u64, 8, uint64_t)
-ATOMOP(s64, 8, uint64_t)
-ATOMOP(f64, 8, uint64_t)
+ATOMOP(u32, 4, AT_U32)
+ATOMOP(s32, 4, AT_S32)
+ATOMOP(f32, 4, AT_F32)
+ATOMOP(u64, 8, AT_U64)
+ATOMOP(s64, 8, AT_S64)
+ATOMOP(f64, 8, AT_F64)
 
 /* Compare and swap compares bit patterns, whatever the type. */
-#define CASOP(sfx, N, CT)                                                                   \
+#define CASOP(sfx, N, TY)                                                                   \
     static int cas_run_##sfx(EXEC_ARGS) {                                                  \
         LANES {                                                                             \
-            uint8_t *p = mem_at(x, w, in, in->mod, r64(w, in->s0, l) + (uint64_t)in->imm, N, 2, l); \
+            int global;                                                                     \
+            uint8_t *p = mem_at_in(x, w, in, in->mod, r64(w, in->s0, l) + (uint64_t)in->imm, \
+                                   N, 2, l, &global);                                       \
             if (!p) return EXEC_FAULT;                                                      \
-            CT old, cmp = (CT)(N == 8 ? r64(w, in->s1, l) : R32(in->s1));                  \
-            CT nv = (CT)(N == 8 ? r64(w, in->s2, l) : R32(in->s2));                        \
-            memcpy(&old, p, N);                                                             \
-            if (old == cmp) memcpy(p, &nv, N);                                              \
-            if (N == 8) w64(w, in->d, l, old); else R32(in->d) = (uint32_t)old;             \
+            uint64_t cmp = N == 8 ? r64(w, in->s1, l) : R32(in->s1);                        \
+            uint64_t nv = N == 8 ? r64(w, in->s2, l) : R32(in->s2);                         \
+            atom_lane(x, w, p, global, WL_CAS, TY, 0, N, nv, cmp, in->d, l);                \
         }                                                                                   \
         return EXEC_NEXT; }
-CASOP(b32, 4, uint32_t)
-CASOP(b64, 8, uint64_t)
+CASOP(b32, 4, AT_U32)
+CASOP(b64, 8, AT_U64)
 
 static const EmuExecFn atom_tab[XT_COUNT] = {
     [XT_U32] = atom_run_u32, [XT_S32] = atom_run_s32, [XT_F32] = atom_run_f32,
@@ -414,7 +593,7 @@ const uint8_t *emu_exec_span(EmuExec *x, const EmuWarp *w, uint64_t a, unsigned 
     else if (a - XGPU_PARAM_BASE < XGPU_WINDOW_SIZE)
         off = a - XGPU_PARAM_BASE, size = x->param_size, base = x->param;
     else {
-        const EmuAlloc *al = emu_mem_find(x->mem, a, 1);
+        const EmuAlloc *al = emu_mem_lookup(x->mem, a, 1);
         if (!al)
             return NULL;
         off = a - al->base, size = al->size, base = al->host;

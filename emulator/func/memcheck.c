@@ -165,8 +165,11 @@ uint8_t *emu_mem_bad(EmuExec *x, const EmuWarp *w, const EmuInsn *in, unsigned s
     EmuStatus s = describe(x, space, a, size, store, lane, 1);
     if (x->memcheck == EMU_MEMCHECK_ON || s == EMU_ERR_MISALIGNED || size > sizeof x->scratch)
         return NULL;
-    if (x->memcheck == EMU_MEMCHECK_WARN && x->bad_accesses == 0)
+    uint64_t *seen = x->bad_seen ? x->bad_seen : &x->bad_accesses;
+    if (x->memcheck == EMU_MEMCHECK_WARN && *seen == 0)
         warn_first(x, w, in, store);
+    if (x->bad_seen && x->memcheck == EMU_MEMCHECK_WARN) /* warn runs on one thread */
+        (*x->bad_seen)++;
     x->bad_accesses++;
     x->fstatus = EMU_OK;
     memset(x->scratch, 0, sizeof x->scratch);

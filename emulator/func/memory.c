@@ -103,6 +103,14 @@ const EmuAlloc *emu_mem_find(EmuMem *m, uint64_t addr, uint64_t bytes)
     return a;
 }
 
+const EmuAlloc *emu_mem_lookup(const EmuMem *m, uint64_t addr, uint64_t bytes)
+{
+    long i = mem_index(m, addr);
+    if (i < 0 || bytes > m->live[i].size - (addr - m->live[i].base))
+        return NULL;
+    return &m->live[i];
+}
+
 void emu_mem_explain(const EmuMem *m, uint64_t addr, uint64_t bytes, char *buf, size_t n)
 {
     long i = mem_index(m, addr);

@@ -45,8 +45,10 @@ void emu_mem_init(EmuMem *m, uint64_t capacity, uint64_t base, uint64_t limit);
 void emu_mem_fini(EmuMem *m);
 EmuStatus emu_mem_alloc(EmuMem *m, uint64_t bytes, uint64_t *addr);
 EmuStatus emu_mem_release(EmuMem *m, uint64_t addr);
-/* The live allocation holding all of [addr, addr+bytes), or NULL. */
+/* The live allocation holding all of [addr, addr+bytes), or NULL. emu_mem_find remembers
+ * the last one found; emu_mem_lookup changes nothing (safe from several threads). */
 const EmuAlloc *emu_mem_find(EmuMem *m, uint64_t addr, uint64_t bytes);
+const EmuAlloc *emu_mem_lookup(const EmuMem *m, uint64_t addr, uint64_t bytes);
 /* Why [addr, addr+bytes) is not accessible: "outside any allocation" (with the distance
  * to a live allocation within EMU_NEAR_BYTES: "(64 bytes before [0x..., +256))"), "in
  * freed allocation [...]" or "past the end of allocation [...]". */

@@ -174,6 +174,18 @@ struct TmSm {
     Cycle wake;            /* next cycle the SM must tick (gpu.c sleeps it until then) */
     Cycle slept;           /* cycles slept and not yet accounted (tm_sm_settle) */
     int stir;              /* this tick changed state without reporting work */
+    /* what the SM runs with on its own, so that SMs can tick on different host threads
+     * (gpu.c): its execution context (the launch's, copied), the global stores and
+     * atomics of this cycle (applied by the device loop), its random stream */
+    EmuExec x;
+    EmuWlog wlog;
+    TmRng own_rng;
+    /* what this cycle's tick left for the device loop to gather, in SM order (gpu.c) */
+    int work;              /* the tick did something */
+    uint32_t ctas_finished;
+    EmuStatus status;      /* a fault (the first of this SM's tick), with its warp */
+    EmuWarp *fw;
+    EmuCta *fcta;
     /* the policy slots (slots.h) */
     const struct TmSchedOps *issue;
     const struct TmCollectorOps *coll;
@@ -188,6 +200,10 @@ struct TmSm {
  * (a policy decision that changes state: the scan runs again next cycle), or none was
  * free. */
 typedef enum TmPickStall { TPS_NONE, TPS_WAIT, TPS_NONE_FREE } TmPickStall;
+
+/* sm.c: records the SM's first fault of the tick (fw, c: the warp and its CTA, or NULL);
+ * the SM's loops stop at it and the device loop reports the lowest SM's. */
+void tm_sm_fault(TmSm *sm, EmuStatus s, EmuWarp *fw, EmuCta *c);
 
 /* scoreboard.c */
 void tm_sb_set(TmWarp *w, const TmInsn *ti);

@@ -14,7 +14,12 @@
  * for static, warp slots, threads, registers = nregs x threads rounded up to whole warps,
  * shared memory, core.max_ctas_per_sm).
  *
- * The loop: every cycle each SM ticks, then the memory system. An SM whose last tick did
+ * The loop: every cycle each SM ticks (gpu_tick_sms, on the emu.threads pool when more
+ * than one SM is awake: each SM touches only its own state), then the device gathers what
+ * the ticks left, SM by SM in SM order (gpu_gather: the SMs' global stores and atomics,
+ * their requests into the memory system, faults, finished CTAs, the grid barrier, the
+ * budget), then the memory system ticks (docs/timing.md, "Parallel simulation"). An SM
+ * whose last tick did
  * nothing and changed nothing sleeps until the earliest cycle it names (sm.c) or a memory
  * response or CTA reaches it; each cycle it sleeps counts as a repeat of that tick
  * (accounted when it wakes or the counters are read), so the result is the same as
@@ -35,8 +40,8 @@
  * interval ends) is honoured like interval records: the loop never skips past it and
  * calls the event when the cycle reaches it, so skipping cannot move it.
  *
- * Determinism: one splitmix64 generator (rng.h) per launch, seeded from emu.seed; no
- * host time or host address influences any decision.
+ * Determinism: one splitmix64 generator (rng.h) per SM, seeded from emu.seed and the SM's
+ * number; no host time, host address or host thread influences any decision.
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -45,6 +50,7 @@
 #include "stats/log.h"
 #include "stats/stats.h"
 #include "timing/gpu.h"
+#include "timing/pool.h"
 #include "timing/sched.h"
 #include "timing/sm.h"
 
@@ -162,18 +168,20 @@ static int gpu_memsys(TmGpu *g, char *err, size_t n)
     return 0;
 }
 
-/* stats.per_unit: every SM, L2 slice and DRAM channel counts into its own counters. */
+/* Every SM counts into its own counters (the SMs may tick on different host threads); with
+ * stats.per_unit every L2 slice and DRAM channel does too, and the report shows them. */
 static int gpu_units(TmGpu *g, char *err, size_t n)
 {
     const EmuConfig *c = g->cfg;
-    g->nslice = c->core_mem_latency ? 0 : c->l2_slices;
-    g->nchan = c->core_mem_latency ? 0 : c->dram_channels;
+    int per_unit = c->stats_per_unit && !c->core_mem_latency;
+    g->nslice = per_unit ? c->l2_slices : 0;
+    g->nchan = per_unit ? c->dram_channels : 0;
     g->unit = calloc((size_t)c->gpu_sm_count + g->nslice + g->nchan, sizeof *g->unit);
     if (!g->unit) {
-        snprintf(err, n, "stats.per_unit: out of host memory");
+        snprintf(err, n, "out of host memory");
         return -1;
     }
-    if (g->mem)
+    if (g->mem && per_unit)
         memsys_count_into(g->mem, &g->ctr, g->unit + c->gpu_sm_count);
     return 0;
 }
@@ -237,7 +245,7 @@ static EmuStatus gpu_setup(TmGpu *g, const EmuModule *m, int kernel, char *err, 
     }
     if (!c->core_mem_latency && gpu_memsys(g, err, n))
         return EMU_ERR_INVALID_CONFIG;
-    if (c->stats_per_unit && gpu_units(g, err, n))
+    if (gpu_units(g, err, n))
         return EMU_ERR_OUT_OF_MEMORY;
     g->recv_head = g->mem ? memsys_recv_heads(g->mem) : NULL;
     g->sm = calloc(c->gpu_sm_count, sizeof *g->sm);
@@ -334,19 +342,181 @@ static int sm_asleep(const TmGpu *g, uint32_t i)
            (!g->recv_head || g->recv_head[i] > g->now);
 }
 
-/* One cycle of every unit; returns whether anything happened. */
-static int gpu_cycle(TmGpu *g)
+/* The SMs' part of a cycle: every SM that is awake ticks, the others count a slept
+ * cycle. Each touches only its own state (its execution context, counters, random stream,
+ * write log, outbox in the memory system), so the SMs may tick on several host threads;
+ * what concerns the device is gathered afterwards, in SM order (gpu_gather). */
+static void gpu_tick_sms(TmGpu *g, uint32_t first, uint32_t step)
 {
-    int work = 0;
-    if ((g->now == 0 || g->cta_finished) && (g->status = g->place->place(g)))
-        return 0;
-    g->cta_finished = 0;
-    for (uint32_t i = 0; i < g->nsm && !g->status; i++) {
+    for (uint32_t i = first; i < g->nsm; i += step) {
+        TmSm *sm = g->sm[i];
+        if (sm_asleep(g, i))
+            sm->slept++;
+        else
+            sm->work = tm_sm_tick(sm, g->now);
+    }
+}
+
+/* Ticks the awake SMs of worker `of`'s list that nobody has taken yet; returns when none
+ * is left. */
+static void pool_take(TmGpu *g, unsigned of)
+{
+    TmAwake *a = &g->awake[of];
+    for (;;) {
+        unsigned j = atomic_fetch_add_explicit(&a->next, 1, memory_order_relaxed);
+        if (j >= a->n)
+            return;
+        TmSm *sm = g->sm[a->sm[j]];
+        sm->work = tm_sm_tick(sm, g->now);
+    }
+}
+
+/* TmPoolFn: worker k ticks the awake SMs it is home to (SMs k, k + n, ...: an SM's state
+ * stays in one core's caches), then helps the others with theirs. Each SM's tick depends
+ * only on the SM, so who ticks which changes nothing. */
+static void pool_tick(void *ctx, unsigned k, unsigned n)
+{
+    TmGpu *g = ctx;
+    for (unsigned i = 0; i < n; i++)
+        pool_take(g, (k + i) % n);
+}
+
+/* The SMs' part of a cycle on the pool: the sleeping SMs count their cycle here, the
+ * awake ones tick on the workers (with fewer than two awake, here). */
+static void gpu_tick_pool(TmGpu *g)
+{
+    unsigned n = tm_pool_size(g->pool), total = 0;
+    for (unsigned k = 0; k < n; k++)
+        g->awake[k].n = 0;
+    for (uint32_t i = 0; i < g->nsm; i++) {
+        TmAwake *a = &g->awake[i % n];
         if (sm_asleep(g, i))
             g->sm[i]->slept++;
         else
-            work |= tm_sm_tick(g->sm[i], g->now);
+            a->sm[a->n++] = i, total++;
     }
+    if (total < 2) { /* a round on the pool would cost more than it saves */
+        for (unsigned k = 0; k < n; k++)
+            for (unsigned j = 0; j < g->awake[k].n; j++)
+                g->sm[g->awake[k].sm[j]]->work = tm_sm_tick(g->sm[g->awake[k].sm[j]], g->now);
+        return;
+    }
+    for (unsigned k = 0; k < n; k++)
+        atomic_store_explicit(&g->awake[k].next, 0, memory_order_relaxed);
+    tm_pool_run(g->pool);
+}
+
+/* The awake lists, one per worker, or -1 (host memory). */
+static int gpu_awake_lists(TmGpu *g, unsigned n)
+{
+    g->awake = calloc(n, sizeof *g->awake);
+    for (unsigned k = 0; g->awake && k < n; k++)
+        if (!(g->awake[k].sm = calloc(g->nsm, sizeof *g->awake[k].sm)))
+            return -1;
+    return g->awake ? 0 : -1;
+}
+
+static void gpu_awake_free(TmGpu *g, unsigned n)
+{
+    for (unsigned k = 0; g->awake && k < n; k++)
+        free(g->awake[k].sm);
+    free(g->awake);
+    g->awake = NULL;
+}
+
+/* Whether the SMs may tick on several threads in this launch: emu.threads asks for it,
+ * and nothing an SM does during its tick reaches state another SM or the device shares.
+ * Not so (the SMs then tick on one thread; the results are the same) for a kernel that
+ * calls printf (one FIFO, filled in issue order), with emu.memcheck = warn (the first
+ * invalid access of the launch is reported), reuse profiling, managed memory that
+ * migrates (one migration engine), or an observer of the requests (mem.observer). */
+static unsigned gpu_threads(const TmGpu *g)
+{
+    const EmuConfig *c = g->cfg;
+    unsigned n = c->emu_threads ? c->emu_threads : tm_host_cores();
+    if (n > g->nsm)
+        n = g->nsm;
+    if (n < 2 || g->x->memcheck == EMU_MEMCHECK_WARN || g->x->reuse ||
+        (g->obs && g->obs->request) || (g->d->uvm.on && g->d->uvm.n))
+        return 1;
+    for (uint32_t pc = 0; pc < g->kc->count; pc++)
+        if (g->code[pc].op == XOP_vprintf)
+            return 1;
+    return n;
+}
+
+/* The last cycles before the budget (emu.max_warp_insns) can run out, when fewer warp
+ * instructions are left than the SMs could issue in a cycle: the SMs tick one after the
+ * other, each with the launch's count so far in its context, so the budget stops the
+ * launch at exactly its last instruction, as in functional mode. */
+static void gpu_tick_counted(TmGpu *g)
+{
+    for (uint32_t i = 0; i < g->nsm; i++) {
+        TmSm *sm = g->sm[i];
+        uint64_t own = sm->x.winsns;
+        sm->x.winsns = g->insns, sm->x.budget = g->x->budget;
+        emu_exec_init_stop(&sm->x);
+        if (sm_asleep(g, i))
+            sm->slept++;
+        else
+            sm->work = tm_sm_tick(sm, g->now);
+        uint64_t used = sm->x.winsns - g->insns;
+        g->insns += used;
+        sm->x.winsns = own + used;
+    }
+}
+
+/* What the SMs' ticks left for the device, SM by SM in SM order, which is the order in
+ * which one thread ticking them would have produced it: their global stores and atomics
+ * are applied, their requests enter the memory system, the first fault is the lowest
+ * SM's, finished CTAs are counted (placement runs next cycle), the grid barrier is
+ * released once every CTA that has not finished waits at it, and the budget is checked.
+ * Returns whether anything happened. */
+static int gpu_gather(TmGpu *g)
+{
+    int work = 0, lost = 0;
+    uint64_t waiting = 0, insns = 0;
+    for (uint32_t i = 0; i < g->nsm; i++) {
+        TmSm *sm = g->sm[i];
+        if (sm->wlog.len)
+            lost |= emu_wlog_commit(&sm->wlog) < 0;
+        if (g->mem)
+            lost |= memsys_take(g->mem, i) < 0;
+        if (sm->status && !g->status)
+            g->status = sm->status, g->fw = sm->fw, g->fcta = sm->fcta, g->fx = &sm->x;
+        if (sm->ctas_finished)
+            g->ctas_done += sm->ctas_finished, g->cta_finished = 1, sm->ctas_finished = 0;
+        waiting += sm->x.grid_waiting;
+        insns += sm->x.winsns;
+        work |= sm->work;
+        sm->work = 0;
+    }
+    if (lost && !g->status)
+        g->status = EMU_ERR_OUT_OF_MEMORY;
+    if (waiting && waiting + g->ctas_done == g->ncta) {
+        for (uint32_t i = 0; i < g->nsm; i++)
+            tm_sm_grid_release(g->sm[i], g->now);
+        work = 1;
+    }
+    g->insns = insns;
+    return work;
+}
+
+/* One cycle of every unit; returns whether anything happened. */
+static int gpu_cycle(TmGpu *g)
+{
+    if ((g->now == 0 || g->cta_finished) && (g->status = g->place->place(g)))
+        return 0;
+    g->cta_finished = 0;
+    if (g->x->budget - g->insns <= (uint64_t)g->nsm * g->cfg->core_subcores)
+        gpu_tick_counted(g);
+    else if (g->pool)
+        gpu_tick_pool(g);
+    else
+        gpu_tick_sms(g, 0, 1);
+    int work = gpu_gather(g);
+    if (g->status)
+        return 0;
     if (g->mem)
         work |= memsys_tick(g->mem, g->now);
     return work | g->cta_finished;
@@ -469,6 +639,21 @@ static EmuStatus gpu_run(TmGpu *g, EmuFault *fault)
     }
 }
 
+/* After the loop: the SMs' refusals counted while they slept reach the counters, and the
+ * launch's execution context gets what the SMs' counted (instructions, invalid
+ * accesses, printf bytes). */
+static void gpu_sum_exec(TmGpu *g)
+{
+    EmuExec *x = g->x;
+    for (uint32_t i = 0; i < g->nsm; i++) {
+        const EmuExec *y = &g->sm[i]->x;
+        if (g->mem)
+            memsys_take(g->mem, i);
+        x->winsns += y->winsns, x->tinsns += y->tinsns, x->bad_accesses += y->bad_accesses;
+        x->pf_bytes += y->pf_bytes, x->pf_dropped += y->pf_dropped;
+    }
+}
+
 /* TmReportEmit: appends a figure to the launch's report. */
 static void report_emit(void *ctx, const char *name, uint64_t value)
 {
@@ -494,25 +679,31 @@ EmuStatus tm_launch(EmuDevice *d, EmuModule *m, int kernel, EmuExec *x, EmuFault
     if (!g)
         return EMU_ERR_OUT_OF_MEMORY;
     g->d = d, g->cfg = &d->cfg, g->x = x, g->kc = &m->kcode[kernel];
-    tm_rng_seed(&g->rng, d->cfg.emu_seed);
     x->now = &g->now;
     EmuStatus s = gpu_setup(g, m, kernel, fault->message, sizeof fault->message);
     if (!s) {
         uvm_begin(&d->uvm); /* no page migration is under way at cycle 0 */
         emu_series_begin(d, &g->ctr);
         emu_progress_begin(d, m->bin->kernels[kernel].name, 1);
+        unsigned threads = gpu_threads(g);
+        if (threads > 1 && gpu_awake_lists(g, threads) == 0)
+            g->pool = tm_pool_new(threads, pool_tick, g);
         s = gpu_run(g, fault);
+        tm_pool_free(g->pool);
+        gpu_awake_free(g, threads);
+        g->pool = NULL;
         emu_progress_end(d);
         gpu_settle(g, g->now + 1);
         gpu_interval(g, g->now + 1);
     }
-    if (s && g->fw) {
-        emu_exec_bind(x, g->fcta);
-        emu_fill_fault(fault, x, m, &m->bin->kernels[kernel], g->fw);
+    gpu_sum_exec(g);
+    if (s && g->fw && g->fx) {
+        emu_exec_bind(g->fx, g->fcta);
+        emu_fill_fault(fault, g->fx, m, &m->bin->kernels[kernel], g->fw);
     }
     *cycles = g->now + 1;
     tm_counters_now(g, ctr);
-    if (g->unit && rep) { /* the report takes the units over */
+    if (g->cfg->stats_per_unit && g->unit && rep) { /* the report takes the units over */
         rep->unit = g->unit, g->unit = NULL;
         rep->nsm = g->nsm, rep->nslice = g->nslice, rep->nchan = g->nchan;
     }

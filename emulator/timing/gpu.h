@@ -5,10 +5,18 @@
 #ifndef EMU_TIMING_GPU_H
 #define EMU_TIMING_GPU_H
 
+#include <stdatomic.h>
 #include "device.h"
 #include "timing/core.h"
 #include "timing/memsys.h"
 #include "timing/slots.h"
+
+/* The SMs one worker of the pool is home to that tick this cycle, and the next of them
+ * to be taken (by it, or by a worker done with its own). */
+typedef struct TmAwake {
+    _Alignas(64) atomic_uint next;
+    uint32_t *sm, n;
+} TmAwake;
 
 /* One launch in timing mode. */
 struct TmGpu {
@@ -26,7 +34,6 @@ struct TmGpu {
     TmCounters ctr;         /* the launch's, or with stats.per_unit only the GPU-wide ones */
     TmCounters *unit;       /* stats.per_unit: nsm + nslice + nchan units' (TmReport) */
     uint32_t nslice, nchan;
-    TmRng rng;
     Cycle now;
     uint64_t ncta, next_cta, ctas_done;
     int cta_finished;       /* a CTA finished this cycle (placement runs next cycle) */
@@ -43,10 +50,15 @@ struct TmGpu {
     /* what one CTA needs */
     uint32_t cta_regs, cta_threads, cta_warps;
     uint64_t cta_shared;
-    /* the first fault */
+    /* the first fault, and the execution context that describes it */
     EmuStatus status;
     EmuWarp *fw;
     EmuCta *fcta;
+    EmuExec *fx;
+    uint64_t insns;         /* warp instructions issued so far (the budget's count) */
+    struct TmPool *pool;    /* emu.threads > 1: the threads that tick the SMs (pool.h) */
+    struct TmAwake *awake;  /* per worker, the awake SMs it is home to (gpu.c) */
+    uint64_t bad_seen;      /* invalid accesses so far (emu.memcheck = warn reports the first) */
 };
 
 /* Runs the launch x describes (kernel `kernel` of m) in timing mode. Fills *fault on a

@@ -69,29 +69,45 @@ Cycle icnt_send_at(const Icnt *x, unsigned sm)
     return x->sm_inject[sm] > x->queue ? x->sm_inject[sm] - x->queue : 0;
 }
 
-static Cycle icnt_cross(Icnt *x, Cycle *src, Cycle *dst, unsigned flits, Cycle now)
+/* A packet of `flits` takes its source port from max(now, free) (returned) for
+ * ceil(flits / port_flits) cycles; then its destination port (arrival, returned by
+ * cross_dst). The two halves are separate because an SM's request takes its injection port
+ * while the SM ticks and the slice's ejection port when the memory system takes the
+ * request in (memsys.c). */
+static Cycle cross_src(const Icnt *x, Cycle *src, unsigned flits, Cycle now)
 {
     Cycle o = (flits + x->port_flits - 1) / x->port_flits;
     Cycle start = now > *src ? now : *src;
     *src = start + o;
+    return start;
+}
+
+static Cycle cross_dst(const Icnt *x, Cycle *dst, unsigned flits, Cycle start)
+{
+    Cycle o = (flits + x->port_flits - 1) / x->port_flits;
     Cycle head = start + x->latency > *dst ? start + x->latency : *dst;
     Cycle arrival = head + o - 1;
     *dst = arrival + 1;
     return arrival;
 }
 
-Cycle icnt_to_slice(Icnt *x, const TmReq *r, unsigned slice, Cycle now)
+Cycle icnt_inject(Icnt *x, const TmReq *r, Cycle now)
+{
+    return cross_src(x, &x->sm_inject[r->sm], icnt_flits(x, r, 0), now);
+}
+
+Cycle icnt_to_slice(Icnt *x, const TmReq *r, unsigned slice, Cycle start)
 {
     unsigned f = icnt_flits(x, r, 0);
     x->ctr->icnt_req_flits += f;
-    return icnt_cross(x, &x->sm_inject[r->sm], &x->slice_eject[slice], f, now);
+    return cross_dst(x, &x->slice_eject[slice], f, start);
 }
 
 Cycle icnt_to_sm(Icnt *x, const TmReq *r, unsigned slice, Cycle now)
 {
     unsigned f = icnt_flits(x, r, 1);
     x->ctr->icnt_resp_flits += f;
-    return icnt_cross(x, &x->slice_inject[slice], &x->sm_eject[r->sm], f, now);
+    return cross_dst(x, &x->sm_eject[r->sm], f, cross_src(x, &x->slice_inject[slice], f, now));
 }
 
 void icnt_dump(const Icnt *x, FILE *f)

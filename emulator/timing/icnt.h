@@ -25,9 +25,14 @@ unsigned icnt_flits(const Icnt *x, const TmReq *r, int response);
  * it does (until a send from that SM moves it later). */
 int icnt_can_send(const Icnt *x, unsigned sm, Cycle now);
 Cycle icnt_send_at(const Icnt *x, unsigned sm);
-/* Sends r from its SM to slice (or back): reserves the ports and returns the cycle the
- * packet's last flit arrives. */
-Cycle icnt_to_slice(Icnt *x, const TmReq *r, unsigned slice, Cycle now);
+/* Sends request r from its SM to slice in two halves: icnt_inject reserves the SM's
+ * injection port at cycle now (the SM's own state) and returns the cycle the packet
+ * starts; icnt_to_slice, given that cycle, reserves the slice's ejection port and returns
+ * the cycle the last flit arrives. Requests must reach icnt_to_slice in the order they
+ * were injected (by cycle, then SM). */
+Cycle icnt_inject(Icnt *x, const TmReq *r, Cycle now);
+Cycle icnt_to_slice(Icnt *x, const TmReq *r, unsigned slice, Cycle start);
+/* Sends response r from slice back to its SM at cycle now: the arrival cycle. */
 Cycle icnt_to_sm(Icnt *x, const TmReq *r, unsigned slice, Cycle now);
 void icnt_dump(const Icnt *x, FILE *f);
 

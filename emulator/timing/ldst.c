@@ -274,7 +274,7 @@ static int ldst_lookup(LdSt *u, Cycle now)
     int work = 0;
     while (u->qhead < u->qlen && !u->stalled && u->port_used < u->ports) {
         if (now < u->refused_until) { /* refused again: counted, not repeated */
-            memsys_count_refusals(u->cache->mem, 1);
+            memsys_count_refusals(u->cache->mem, u->sm, 1);
             break;
         }
         const TmReq *r = &u->queue[u->qhead];
@@ -411,7 +411,7 @@ Cycle ldst_wake(const LdSt *u, Cycle now)
 void ldst_skip(LdSt *u, uint64_t n)
 {
     if (u->qhead < u->qlen && !u->stalled && u->refused_until)
-        memsys_count_refusals(u->cache->mem, n);
+        memsys_count_refusals(u->cache->mem, u->sm, n);
 }
 
 int ldst_idle(const LdSt *u)

@@ -62,6 +62,15 @@ typedef struct MsEvent {
     TmReq r;
 } MsEvent;
 
+/* Requests an SM sent in the cycle being simulated, in send order, each with the cycle
+ * it took the SM's injection port; and the refusals it counted. memsys_take moves them
+ * into the memory system. */
+typedef struct MsOutbox {
+    MsItem *v;
+    unsigned n, cap;
+    uint64_t refused;
+} MsOutbox;
+
 typedef struct MsSlice {
     L2Slice l2;
     MsQueue in;    /* requests from the crossbar */
@@ -76,6 +85,7 @@ struct MemSys {
     MsSlice *slice;
     DramChan *chan;
     MsQueue *to_sm;   /* [nsm] responses with their arrival cycle */
+    MsOutbox *out;    /* [nsm] requests sent this cycle (memsys_send, memsys_take) */
     Cycle *recv_head; /* [nsm] arrival cycle of each queue's first response, or TM_NEVER */
     MsEvent *ev;      /* [evcap] pending events' payloads, by the heap's index */
     uint32_t *evfree, nevfree, evcap;
@@ -240,10 +250,11 @@ MemSys *memsys_new(const EmuConfig *cfg, TmCounters *ctr, char *err, size_t n)
     m->slice = calloc(m->nslice, sizeof *m->slice);
     m->chan = calloc(m->nchan, sizeof *m->chan);
     m->to_sm = calloc(m->nsm, sizeof *m->to_sm);
+    m->out = calloc(m->nsm, sizeof *m->out);
     m->recv_head = malloc(m->nsm * sizeof *m->recv_head);
     m->fillbuf = calloc(cfg->l2_mshr_merge ? cfg->l2_mshr_merge : 1, sizeof *m->fillbuf);
     m->unext = malloc((m->nslice + m->nchan) * sizeof *m->unext);
-    if (!m->slice || !m->chan || !m->to_sm || !m->recv_head || !m->fillbuf || !m->unext) {
+    if (!m->slice || !m->chan || !m->to_sm || !m->out || !m->recv_head || !m->fillbuf || !m->unext) {
         snprintf(err, n, "out of memory");
         memsys_free(m);
         return NULL;
@@ -330,6 +341,9 @@ void memsys_free(MemSys *m)
         dram_free(&m->chan[i]);
     for (unsigned i = 0; m->to_sm && i < m->nsm; i++)
         free(m->to_sm[i].v);
+    for (unsigned i = 0; m->out && i < m->nsm; i++)
+        free(m->out[i].v);
+    free(m->out);
     free(m->slice);
     free(m->chan);
     free(m->to_sm);
@@ -363,15 +377,37 @@ static void chan_changed(MemSys *m, unsigned i)
 int memsys_send(MemSys *m, const TmReq *r, Cycle now)
 {
     assert(r->sm < m->nsm);
+    MsOutbox *o = &m->out[r->sm];
     if (!icnt_can_send(&m->icnt, r->sm, now)) {
-        m->ctr->icnt_inject_stalls++;
+        o->refused++;
         return -1;
     }
-    unsigned s = ms_slice(m, r->line);
-    Cycle at = icnt_to_slice(&m->icnt, r, s, now);
-    m->quiet = 0;
-    int ok = q_push(&m->slice[s].in, at, r);
-    slice_changed(m, s);
+    if (o->n == o->cap) {
+        unsigned cap = o->cap ? 2 * o->cap : 16;
+        MsItem *v = realloc(o->v, cap * sizeof *v);
+        if (!v)
+            return -1; /* out of host memory: refused, and the core reports a deadlock */
+        o->v = v, o->cap = cap;
+    }
+    o->v[o->n++] = (MsItem){icnt_inject(&m->icnt, r, now), *r};
+    return 0;
+}
+
+int memsys_take(MemSys *m, unsigned sm)
+{
+    MsOutbox *o = &m->out[sm];
+    int ok = 0;
+    m->ctr->icnt_inject_stalls += o->refused;
+    o->refused = 0;
+    for (unsigned i = 0; i < o->n; i++) {
+        const TmReq *r = &o->v[i].r;
+        unsigned s = ms_slice(m, r->line);
+        Cycle at = icnt_to_slice(&m->icnt, r, s, o->v[i].at);
+        m->quiet = 0;
+        ok |= q_push(&m->slice[s].in, at, r);
+        slice_changed(m, s);
+    }
+    o->n = 0;
     return ok;
 }
 
@@ -380,9 +416,9 @@ Cycle memsys_send_at(const MemSys *m, unsigned sm)
     return icnt_send_at(&m->icnt, sm);
 }
 
-void memsys_count_refusals(MemSys *m, uint64_t n)
+void memsys_count_refusals(MemSys *m, unsigned sm, uint64_t n)
 {
-    m->ctr->icnt_inject_stalls += n;
+    m->out[sm].refused += n;
 }
 
 /* Turns the slice's decisions into events. */
@@ -478,6 +514,9 @@ static void ev_step(MemSys *m)
 int memsys_tick(MemSys *m, Cycle now)
 {
     int work = 0;
+    for (unsigned i = 0; i < m->nsm; i++) /* what memsys_take has not taken yet */
+        if (m->out[i].n || m->out[i].refused)
+            memsys_take(m, i);
     if (m->quiet > now)
         return 0;
     for (;;) {
@@ -542,7 +581,7 @@ int memsys_idle(const MemSys *m)
         if (!dram_idle(&m->chan[i]))
             return 0;
     for (unsigned i = 0; i < m->nsm; i++)
-        if (m->to_sm[i].n)
+        if (m->to_sm[i].n || m->out[i].n)
             return 0;
     return 1;
 }

@@ -30,15 +30,25 @@ void memsys_count_into(MemSys *m, TmCounters *ctr, TmCounters *unit);
 typedef int (*TmLineRead)(void *ctx, uint64_t line, uint8_t *buf, unsigned n);
 void memsys_set_reader(MemSys *m, TmLineRead read, void *ctx);
 /* Offers a request from an SM. Returns 0 when accepted, -1 when the SM's injection port
- * is full this cycle (retry later). Each refusal counts an injection stall. */
+ * is full this cycle (retry later). Each refusal counts an injection stall. An accepted
+ * request takes the SM's injection port at once and waits in the SM's outbox; only
+ * memsys_take moves it into the crossbar and the slice's queue. memsys_send touches
+ * nothing but SM r->sm's own state, so the SMs may send from different threads during
+ * a cycle (docs/performance.md, "Parallel simulation"). */
 int memsys_send(MemSys *m, const TmReq *r, Cycle now);
+/* Moves what SM sm sent this cycle (memsys_send) into the memory system and adds its
+ * refusals to the counters. Called for every SM in SM order after the SMs ticked and
+ * before memsys_tick of that cycle, which is the order in which one thread would have
+ * sent them. -1 when host memory ran out (a request is lost). */
+int memsys_take(MemSys *m, unsigned sm);
 /* The first cycle SM sm's injection port takes a request: memsys_send refuses every
  * request of that SM before it (the SM's own sends only move it later). */
 Cycle memsys_send_at(const MemSys *m, unsigned sm);
-/* Counts n refusals that a caller knew would happen and did not make. */
-void memsys_count_refusals(MemSys *m, uint64_t n);
+/* Counts n refusals of SM sm that a caller knew would happen and did not make. */
+void memsys_count_refusals(MemSys *m, unsigned sm, uint64_t n);
 /* Advances the memory system to cycle now (call once per cycle, or after skipping idle
- * cycles). Returns work done (non-zero while anything moved). */
+ * cycles), first taking what memsys_take has not (every SM's, in SM order). Returns work
+ * done (non-zero while anything moved). */
 int memsys_tick(MemSys *m, Cycle now);
 /* Pops one response for SM sm that has arrived by cycle now. Returns 1 and fills *r, or 0. */
 int memsys_recv(MemSys *m, unsigned sm, TmReq *r, Cycle now);

@@ -1,7 +1,9 @@
 /*
  * rng.h - the timing model's random generator: splitmix64, seeded from emu.seed at the
  * start of every launch, so identical launches make identical choices. One generator
- * per device; nothing else (host time, host addresses) may influence timing.
+ * per SM (sm.c seeds SM i's from emu.seed and i), so SMs ticking on different host
+ * threads draw the same numbers; nothing else (host time, host addresses) may influence
+ * timing.
  */
 #ifndef EMU_TIMING_RNG_H
 #define EMU_TIMING_RNG_H

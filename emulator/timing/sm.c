@@ -55,7 +55,21 @@ TmSm *tm_sm_new(TmGpu *g, uint32_t id, char *err, size_t n)
         snprintf(err, n, "out of host memory");
         return NULL;
     }
-    sm->id = id, sm->gpu = g, sm->cfg = cfg, sm->ctr = g->unit ? &g->unit[id] : &g->ctr, sm->rng = &g->rng;
+    sm->id = id, sm->gpu = g, sm->cfg = cfg, sm->ctr = &g->unit[id], sm->rng = &sm->own_rng;
+    /* the SM's own execution context: the launch's, with its global writes logged until
+     * the end of the cycle and the budget kept by the device loop (gpu.c) */
+    sm->x = *g->x;
+    sm->x.wlog = &sm->wlog;
+    sm->x.budget = UINT64_MAX;
+    sm->x.progress = 0;
+    sm->x.slice_end = UINT64_MAX;
+    sm->x.winsns = sm->x.tinsns = sm->x.bad_accesses = sm->x.pf_bytes = sm->x.pf_dropped = 0;
+    sm->x.grid_waiting = 0;
+    sm->x.bad_seen = &g->bad_seen;
+    sm->x.cta = NULL;
+    emu_exec_init_stop(&sm->x);
+    /* SM i's stream: SM 0 draws what the launch's single stream used to */
+    tm_rng_seed(&sm->own_rng, cfg->emu_seed + id * 0xd1b54a32d192ed03ull);
     sm->issue = ops, sm->coll = g->coll, sm->res = g->res;
     /* the issue policy's allocation wins over the collector's, the default is random */
     sm->pick = ops->pick ? ops->pick : sm->coll->pick ? sm->coll->pick : tm_pick_random;
@@ -101,11 +115,12 @@ void tm_sm_free(TmSm *sm)
         free(sm->sc[i].ocu);
     }
     for (uint32_t i = 0; sm->cta && i < sm->cfg->core_max_ctas_per_sm; i++) {
-        emu_cta_free(&sm->cta[i].c, sm->gpu->x);
+        emu_cta_free(&sm->cta[i].c, &sm->x);
         free(sm->cta[i].slot);
     }
     if (sm->ldst)
         ldst_free(sm->ldst);
+    emu_wlog_free(&sm->wlog);
     if (sm->coll && sm->coll->sm_free)
         sm->coll->sm_free(sm);
     if (sm->issue && sm->issue->sm_free)
@@ -123,8 +138,6 @@ void tm_sm_free(TmSm *sm)
 }
 
 /* --- CTAs ------------------------------------------------------------------------------- */
-
-static void grid_barrier_check(TmSm *by, Cycle now);
 
 /* The static resource manager: a CTA holds its warp slots, threads, registers and shared
  * memory from its start to its end (the baseline of the resource-manager slot). */
@@ -173,9 +186,9 @@ static TmCta *cta_slot(TmSm *sm)
         TmCta *t = &sm->cta[i];
         if (t->live)
             continue;
-        if (!t->c.warps && emu_cta_alloc(&t->c, g->x, g->kc->nrows))
+        if (!t->c.warps && emu_cta_alloc(&t->c, &sm->x, g->kc->nrows))
             return NULL;
-        if (!t->slot && !(t->slot = calloc(g->x->nwarps, sizeof *t->slot)))
+        if (!t->slot && !(t->slot = calloc(sm->x.nwarps, sizeof *t->slot)))
             return NULL;
         return t;
     }
@@ -190,11 +203,11 @@ EmuStatus tm_sm_start_cta(TmSm *sm, EmuDim3 ctaid, Cycle now)
         return EMU_ERR_OUT_OF_MEMORY;
     tm_sm_settle(sm); /* before occupancy changes */
     t->c.smid = sm->id;
-    emu_cta_start(g->x, &t->c, ctaid);
+    emu_cta_start(&sm->x, &t->c, ctaid);
     t->live = 1;
-    t->warps_left = g->x->nwarps;
+    t->warps_left = sm->x.nwarps;
     uint32_t s = 0;
-    for (uint32_t i = 0; i < g->x->nwarps; i++, s++) {
+    for (uint32_t i = 0; i < sm->x.nwarps; i++, s++) {
         while (sm->warp[s].fw)
             s++;
         sm->warp[s] = (TmWarp){.fw = &t->c.warps[i], .cta = t, .ready_at = now,
@@ -207,7 +220,7 @@ EmuStatus tm_sm_start_cta(TmSm *sm, EmuDim3 ctaid, Cycle now)
     }
     sm->ncta_live++;
     sm->res->cta_start(sm, t);
-    sm->active_warps += g->x->nwarps;
+    sm->active_warps += sm->x.nwarps;
     sm->ctr->ctas++;
     sm->wake = now;
     return EMU_OK;
@@ -217,7 +230,6 @@ void tm_sm_warp_done(TmSm *sm, uint16_t slot)
 {
     TmWarp *w = &sm->warp[slot];
     TmCta *t = w->cta;
-    TmGpu *g = sm->gpu;
     if (sm->coll->warp_done)
         sm->coll->warp_done(sm, slot);
     tm_sched_remove(sm->sc[slot % sm->nsc].sched, slot);
@@ -229,9 +241,7 @@ void tm_sm_warp_done(TmSm *sm, uint16_t slot)
     t->live = 0;
     sm->ncta_live--;
     sm->res->cta_done(sm, t);
-    g->cta_finished = 1;
-    g->ctas_done++;
-    grid_barrier_check(sm, g->now);
+    sm->ctas_finished++; /* the device loop gathers it (gpu.c) */
 }
 
 /* --- issue ------------------------------------------------------------------------------ */
@@ -256,59 +266,49 @@ static void barrier_wake(TmSm *sm, TmCta *t, Cycle now)
     sm->ctr->barrier_releases++;
     for (uint32_t i = 0; i < sm->nsc; i++)
         sm->sc[i].issue_wake = 0;
-    for (uint32_t i = 0; i < sm->gpu->x->nwarps; i++) {
+    for (uint32_t i = 0; i < sm->x.nwarps; i++) {
         TmWarp *w = &sm->warp[t->slot[i]];
         if (w->fw && w->fw->state == EW_RUN && w->ready_at <= now)
             w->ready_at = now + 1;
     }
 }
 
-/* The grid barrier: once every CTA of the grid that has not finished waits at it (all are
- * resident: emu_launch refuses a grid the device cannot hold), all are released, by SM
- * `by` during its tick. Another SM may be asleep: it is settled first, and woken for this
- * cycle when its tick comes after by's, else for the next, so that its counters are the
- * same as when it never sleeps (idle skipping stays exact). */
-static void grid_barrier_check(TmSm *by, Cycle now)
+void tm_sm_grid_release(TmSm *sm, Cycle now)
 {
-    TmGpu *g = by->gpu;
-    if (!g->x->grid_waiting || g->x->grid_waiting + g->ctas_done != g->ncta)
-        return;
-    for (uint32_t i = 0; i < g->nsm; i++) {
-        TmSm *sm = g->sm[i];
-        int woken = 0;
-        for (uint32_t j = 0; j < sm->cfg->core_max_ctas_per_sm; j++) {
-            TmCta *t = &sm->cta[j];
-            if (!t->live || !t->c.grid_wait)
-                continue;
-            if (!woken && sm != by)
-                tm_sm_settle(sm);
-            woken = 1;
-            emu_grid_release(g->x, &t->c);
-            barrier_wake(sm, t, now);
-        }
-        if (woken && sm != by) {
-            Cycle at = sm->id > by->id ? now : now + 1;
-            sm->wake = sm->wake < at ? sm->wake : at;
-        }
+    int woken = 0;
+    for (uint32_t j = 0; j < sm->cfg->core_max_ctas_per_sm; j++) {
+        TmCta *t = &sm->cta[j];
+        if (!t->live || !t->c.grid_wait)
+            continue;
+        if (!woken)
+            tm_sm_settle(sm);
+        woken = 1;
+        emu_grid_release(&sm->x, &t->c);
+        barrier_wake(sm, t, now);
     }
+    if (woken)
+        sm->wake = sm->wake < now + 1 ? sm->wake : now + 1;
+}
+
+void tm_sm_fault(TmSm *sm, EmuStatus s, EmuWarp *fw, EmuCta *c)
+{
+    if (!sm->status)
+        sm->status = s, sm->fw = fw, sm->fcta = c;
 }
 
 /* After warp w of CTA t stopped running (barrier, exit): release the barrier if all
  * arrived; the released warps issue from the next cycle. */
 static void barrier_check(TmSm *sm, TmCta *t, Cycle now)
 {
-    TmGpu *g = sm->gpu;
     int released;
     EmuWarp *fw = NULL;
-    EmuStatus s = emu_cta_sync(g->x, &t->c, &fw, &released);
+    EmuStatus s = emu_cta_sync(&sm->x, &t->c, &fw, &released);
     if (s) {
-        g->status = s, g->fw = fw, g->fcta = &t->c;
+        tm_sm_fault(sm, s, fw, &t->c);
         return;
     }
     if (released)
-        barrier_wake(sm, t, now);
-    else if (t->c.grid_wait)
-        grid_barrier_check(sm, now);
+        barrier_wake(sm, t, now); /* a grid barrier waits for the device loop (gpu.c) */
 }
 
 /* Issues the instruction at warp slot's pc (checks passed); ocu is -1 for control. */
@@ -317,11 +317,11 @@ static void issue(TmSm *sm, TmSubcore *sc, uint16_t slot, const TmInsn *ti, int 
     TmGpu *g = sm->gpu;
     TmWarp *w = &sm->warp[slot];
     EmuStep ctrl, *st = ocu >= 0 ? &sc->ocu[ocu].step : &ctrl;
-    EmuStatus s = emu_warp_step(g->x, &w->cta->c, w->fw, ti->cls == TC_LDST && sm->ldst, st);
+    EmuStatus s = emu_warp_step(&sm->x, &w->cta->c, w->fw, ti->cls == TC_LDST && sm->ldst, st);
     sm->ctr->warp_insns++;
     sm->ctr->phase_boundaries += ti->phase != NULL;
     if (s) {
-        g->status = s, g->fw = w->fw, g->fcta = &w->cta->c;
+        tm_sm_fault(sm, s, w->fw, &w->cta->c);
         return;
     }
     for (uint32_t i = 0; i < st->nacc; i++) /* who made each access */
@@ -481,7 +481,7 @@ static int subcore_issue(TmSm *sm, TmSubcore *sc, Cycle now)
     unsigned best = TS_NO_WARP;
     int moved = 0;
     sc->last_pick = TPS_NONE;
-    for (uint32_t i = 0; i < n && !sm->gpu->status; i++) {
+    for (uint32_t i = 0; i < n && !sm->status; i++) {
         const TmInsn *ti = NULL;
         int ocu = -1;
         TmWarp *w = &sm->warp[order[i]];

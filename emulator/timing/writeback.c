@@ -64,7 +64,7 @@ void tm_wb_ready(TmSm *sm, uint32_t i)
         return;
     e->queued = 1;
     if (tm_heap_push(&sm->wb_ready, e->at, e->seq, i) < 0)
-        sm->gpu->status = EMU_ERR_OUT_OF_MEMORY;
+        tm_sm_fault(sm, EMU_ERR_OUT_OF_MEMORY, NULL, NULL);
 }
 
 static void retire(TmSm *sm, TmWb *e)
@@ -120,7 +120,7 @@ int tm_wb_tick(TmSm *sm, Cycle now)
     }
     for (uint32_t k = 0; k < nkeep; k++)
         if (tm_heap_push(&sm->wb_ready, sm->wb[keep[k]].at, sm->wb[keep[k]].seq, keep[k]) < 0)
-            sm->gpu->status = EMU_ERR_OUT_OF_MEMORY;
+            tm_sm_fault(sm, EMU_ERR_OUT_OF_MEMORY, NULL, NULL);
     return work;
 }
 
