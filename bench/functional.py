@@ -66,6 +66,15 @@ def host_instructions(build, name, mode, extra_env=None):
     return insns, int(m.group(1))
 
 
+def strip_keys(v, keys):
+    """v (statistics JSON) without the keys in `keys`, at any depth."""
+    if isinstance(v, dict):
+        return {k: strip_keys(x, keys) for k, x in v.items() if k not in keys}
+    if isinstance(v, list):
+        return [strip_keys(x, keys) for x in v]
+    return v
+
+
 def geomean(xs):
     xs = [x for x in xs if x > 0 and math.isfinite(x)]
     return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float("nan")

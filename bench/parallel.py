@@ -23,17 +23,9 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from functional import geomean, run_sample, sample_names  # noqa: E402
+from functional import geomean, run_sample, sample_names, strip_keys  # noqa: E402
 
 HOST_FIELDS = {"host_seconds", "host_cpu_seconds", "emu.threads", "warp_insns_per_second"}
-
-
-def strip_host(v):
-    if isinstance(v, dict):
-        return {k: strip_host(x) for k, x in v.items() if k not in HOST_FIELDS}
-    if isinstance(v, list):
-        return [strip_host(x) for x in v]
-    return v
 
 
 def wall(data):
@@ -79,7 +71,7 @@ def main():
                                               {"XGPU_CONFIG": preset,
                                                "XGPU_SET": f"emu.threads={t}"})
                 best[t] = min(best[t], wall(data))
-                stats = strip_host(data)
+                stats = strip_keys(data, HOST_FIELDS)
                 if ref is None:
                     ref, busy = stats, busy_sms(data)
                 elif stats != ref:

@@ -25,20 +25,12 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "bench"))
-from functional import sample_names  # noqa: E402
+from functional import sample_names, strip_keys  # noqa: E402
 from memento_eval import POLICIES  # noqa: E402
 
 DEFAULT_PRESET = "rtx2060-s"
 OTHER_PRESETS = ["gtx480", "kepler", "maxwell"]
 HOST_FIELDS = {"host_seconds", "host_cpu_seconds"}
-
-
-def strip_host(v):
-    if isinstance(v, dict):
-        return {k: strip_host(x) for k, x in v.items() if k not in HOST_FIELDS}
-    if isinstance(v, list):
-        return [strip_host(x) for x in v]
-    return v
 
 
 def one(build, name, preset, policy, overrides, out):
@@ -49,7 +41,7 @@ def one(build, name, preset, policy, overrides, out):
         r = subprocess.run([exe], env=env, capture_output=True, text=True)
         if r.returncode != 0 or "PASS" not in r.stdout:
             return f"{name} {preset} {policy}: exit {r.returncode}\n{r.stderr[-1000:]}"
-        data = strip_host(json.load(open(stats.name)))
+        data = strip_keys(json.load(open(stats.name)), HOST_FIELDS)
     with open(os.path.join(out, f"{name}.{preset}.{policy}.json"), "w") as f:
         json.dump(data, f, indent=1, sort_keys=True)
         f.write("\n")
