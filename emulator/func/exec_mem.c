@@ -473,18 +473,13 @@ static void store_n(uint8_t *p, uint64_t v, unsigned n)
     }
 }
 
-/* One lane of an atomic (kind WL_ATOM, or WL_CAS comparing with cmp) of n bytes at p,
- * the old value going to register row d of lane l: at once, or into the log when p is
- * global memory in timing mode. */
-static void atom_lane(EmuExec *x, EmuWarp *w, uint8_t *p, int global, unsigned kind,
-                      unsigned ty, unsigned op, unsigned n, uint64_t v, uint64_t cmp,
-                      unsigned d, unsigned l)
+/* The read-modify-write of one lane's atomic (kind WL_ATOM, or WL_CAS comparing with
+ * cmp) on the 4 or 8 bytes at p that type ty names; the old value goes to dlo (and its
+ * high word to dhi for 8 bytes). */
+static void atom_apply(uint8_t *p, unsigned kind, unsigned ty, unsigned op, uint64_t v,
+                       uint64_t cmp, uint32_t *dlo, uint32_t *dhi)
 {
-    uint32_t *dlo = &w->r[d][l], *dhi = n == 8 ? &w->r[d + 1][l] : NULL;
-    if (global && x->wlog) {
-        wl_atom(x->wlog, p, kind, ty, op, v, cmp, dlo, dhi);
-        return;
-    }
+    unsigned n = ty >= AT_U64 ? 8 : 4;
     uint64_t old = load_n(p, n);
     if (kind == WL_ATOM)
         store_n(p, atom_any(ty, op, old, v), n);
@@ -495,6 +490,19 @@ static void atom_lane(EmuExec *x, EmuWarp *w, uint8_t *p, int global, unsigned k
         *dhi = (uint32_t)(old >> 32);
 }
 
+/* One lane l of an atomic at p, the old value going to register row d: at once, or into
+ * the log when p is global memory in timing mode. */
+static void atom_lane(EmuExec *x, EmuWarp *w, uint8_t *p, int global, unsigned kind,
+                      unsigned ty, unsigned op, uint64_t v, uint64_t cmp, unsigned d,
+                      unsigned l)
+{
+    uint32_t *dlo = &w->r[d][l], *dhi = ty >= AT_U64 ? &w->r[d + 1][l] : NULL;
+    if (global && x->wlog)
+        wl_atom(x->wlog, p, kind, ty, op, v, cmp, dlo, dhi);
+    else
+        atom_apply(p, kind, ty, op, v, cmp, dlo, dhi);
+}
+
 int emu_wlog_commit(EmuWlog *g)
 {
     for (size_t at = 0; at < g->len;) {
@@ -502,18 +510,10 @@ int emu_wlog_commit(EmuWlog *g)
         if (r->kind == WL_STORE) {
             memcpy(r->p, r + 1, r->n);
             at += wl_size(r->n);
-            continue;
+        } else {
+            atom_apply(r->p, r->kind, r->ty, r->op, r->v, r->cmp, r->dlo, r->dhi);
+            at += sizeof *r;
         }
-        unsigned n = r->ty >= AT_U64 ? 8 : 4;
-        uint64_t old = load_n(r->p, n);
-        if (r->kind == WL_ATOM)
-            store_n(r->p, atom_any(r->ty, r->op, old, r->v), n);
-        else if (old == r->cmp)
-            store_n(r->p, r->v, n);
-        *r->dlo = (uint32_t)old;
-        if (r->dhi)
-            *r->dhi = (uint32_t)(old >> 32);
-        at += sizeof *r;
     }
     int lost = g->lost;
     g->len = 0, g->lost = 0;
@@ -528,7 +528,7 @@ int emu_wlog_commit(EmuWlog *g)
                                    N, 2, l, &global);                                       \
             if (!p) return EXEC_FAULT;                                                      \
             uint64_t v = N == 8 ? r64(w, in->s1, l) : R32(in->s1);                          \
-            atom_lane(x, w, p, global, WL_ATOM, TY, in->sub, N, v, 0, in->d, l);            \
+            atom_lane(x, w, p, global, WL_ATOM, TY, in->sub, v, 0, in->d, l);               \
         }                                                                                   \
         return EXEC_NEXT; }
 ATOMOP(u32, 4, AT_U32)
@@ -548,7 +548,7 @@ ATOMOP(f64, 8, AT_F64)
             if (!p) return EXEC_FAULT;                                                      \
             uint64_t cmp = N == 8 ? r64(w, in->s1, l) : R32(in->s1);                        \
             uint64_t nv = N == 8 ? r64(w, in->s2, l) : R32(in->s2);                         \
-            atom_lane(x, w, p, global, WL_CAS, TY, 0, N, nv, cmp, in->d, l);                \
+            atom_lane(x, w, p, global, WL_CAS, TY, 0, nv, cmp, in->d, l);                   \
         }                                                                                   \
         return EXEC_NEXT; }
 CASOP(b32, 4, AT_U32)

@@ -342,13 +342,14 @@ static int sm_asleep(const TmGpu *g, uint32_t i)
            (!g->recv_head || g->recv_head[i] > g->now);
 }
 
-/* The SMs' part of a cycle: every SM that is awake ticks, the others count a slept
- * cycle. Each touches only its own state (its execution context, counters, random stream,
- * write log, outbox in the memory system), so the SMs may tick on several host threads;
- * what concerns the device is gathered afterwards, in SM order (gpu_gather). */
-static void gpu_tick_sms(TmGpu *g, uint32_t first, uint32_t step)
+/* The SMs' part of a cycle on this thread: every SM that is awake ticks, the others count
+ * a slept cycle. Each touches only its own state (its execution context, counters, random
+ * stream, write log, outbox in the memory system), which is why gpu_tick_pool may spread
+ * them over host threads; what concerns the device is gathered afterwards, in SM order
+ * (gpu_gather). */
+static void gpu_tick_sms(TmGpu *g)
 {
-    for (uint32_t i = first; i < g->nsm; i += step) {
+    for (uint32_t i = 0; i < g->nsm; i++) {
         TmSm *sm = g->sm[i];
         if (sm_asleep(g, i))
             sm->slept++;
@@ -513,7 +514,7 @@ static int gpu_cycle(TmGpu *g)
     else if (g->pool)
         gpu_tick_pool(g);
     else
-        gpu_tick_sms(g, 0, 1);
+        gpu_tick_sms(g);
     int work = gpu_gather(g);
     if (g->status)
         return 0;
