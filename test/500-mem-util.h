@@ -133,6 +133,27 @@ static inline TmAccess t_acc(TmSpace space, TmKind kind, unsigned size, uint64_t
     return a;
 }
 
+/* The next number of a test's deterministic random sequence (state *x). */
+static inline uint64_t t_next(uint64_t *x)
+{
+    return *x = *x * 6364136223846793005ull + 1442695040888963407ull;
+}
+
+/* The shape of random test t: an access of space of 1 to 16 bytes per lane by all lanes
+ * (every fourth test) or random ones, and in *out_span the span its lane offsets are
+ * drawn from (span[t % 3]); the caller draws the offsets. */
+static inline TmAccess t_random_access(TmSpace space, uint64_t *x, int t, const uint64_t span[3],
+                                       uint64_t *out_span)
+{
+    static const unsigned sizes[] = {1, 2, 4, 8, 16};
+    TmAccess a = t_acc(space, TM_READ, 4, 0, 0);
+    uint64_t r = t_next(x);
+    a.size = (uint8_t)sizes[(r >> 33) % 5];
+    a.mask = t % 4 == 0 ? ~0u : (uint32_t)(r >> 7);
+    *out_span = span[t % 3];
+    return a;
+}
+
 /* A whole-line read: 32 lanes reading consecutive words from line (four sectors). */
 static inline TmAccess t_line_read(uint64_t line)
 {

@@ -105,3 +105,42 @@ Test(smem, atomics_read_then_write_the_banks)
     cr_expect_eq(ldst_issue(t.u[0], &a, 8, 4), 0);
     t_mem_close(&t);
 }
+
+/* The one-cycle shortcut against a brute-force count on random accesses (broadcasts,
+ * conflicts, 8- and 16-byte lanes, misaligned narrow ones): the distinct words every bank
+ * serves, the most of them, and the cycles beyond ceil(distinct words / banks). */
+Test(smem, random_accesses_match_a_brute_force_count)
+{
+    static const uint64_t spans[3] = {128, 1024, 49152};
+    uint64_t x = 0x2545f4914f6cdd1dull, span;
+    for (int t = 0; t < 4000; t++) {
+        TmAccess a = t_random_access(TM_SHARED, &x, t, spans, &span);
+        for (unsigned l = 0; l < 32; l++) {
+            t_next(&x);
+            uint64_t off = t % 5 == 0 ? (l * 4 + (x >> 61) * 128) % span : (x >> 20) % span;
+            if (t % 2 || a.size >= 8) /* the functional core faults wider misaligned lanes */
+                off &= ~(uint64_t)(a.size - 1);
+            a.addr[l] = off;
+        }
+        uint64_t words[32 * 5];
+        unsigned nw = 0, per_bank[32] = {0}, worst = 1;
+        for (unsigned l = 0; l < 32; l++) {
+            if (!(a.mask >> l & 1))
+                continue;
+            for (uint64_t w = a.addr[l] / 4; w <= (a.addr[l] + a.size - 1) / 4; w++) {
+                unsigned i = 0;
+                while (i < nw && words[i] != w)
+                    i++;
+                if (i < nw)
+                    continue;
+                words[nw++] = w;
+                if (++per_bank[w % 32] > worst)
+                    worst = per_bank[w % 32];
+            }
+        }
+        unsigned need = nw ? (nw + 31) / 32 : 1;
+        SmemCost c = smem_cost(&a, 32, 4);
+        cr_assert_eq(c.cycles, worst, "access %d: cycles", t);
+        cr_assert_eq(c.conflicts, worst - need, "access %d: conflicts", t);
+    }
+}

@@ -53,7 +53,7 @@ static void hc_end(TmGpu *g, void *state)
 static void hc_request(void *state, const TmReq *r)
 {
     HintCount *h = state;
-    unsigned sectors = (unsigned)__builtin_popcount(r->sectors);
+    unsigned sectors = tm_nsectors(r->sectors);
     if (r->atom != TM_NO_ATOM)
         h->atom_req[r->atom]++, h->atom_sec[r->atom] += sectors;
     if (r->desc && r->desc <= h->ndesc)

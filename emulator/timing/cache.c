@@ -11,11 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int popcount8(uint8_t v)
-{
-    return __builtin_popcount(v);
-}
-
 static void touch_lru(Cache *c, CacheLine *l, int hit)
 {
     l->stamp = ++c->clock;
@@ -267,8 +262,8 @@ void cache_dump(const Cache *c, const char *what, FILE *f)
 {
     size_t valid = 0, dirty = 0;
     for (size_t i = 0; i < (size_t)c->sets * c->ways; i++) {
-        valid += popcount8(c->lines[i].valid);
-        dirty += popcount8(c->lines[i].dirty);
+        valid += (int)tm_nsectors(c->lines[i].valid);
+        dirty += (int)tm_nsectors(c->lines[i].dirty);
     }
     fprintf(f, "%s: %u sets x %u ways x %u B (%s), %zu valid / %zu dirty sectors, "
             "%u/%u MSHRs busy\n", what, c->sets, c->ways, c->line, c->pol->name, valid, dirty,

@@ -94,20 +94,58 @@ static void coal_lane(CoalOut *o, const TmAccess *a, unsigned sm, unsigned lane)
     }
 }
 
+/* The usual access, which coal_lane would split the same way: every lane's bytes lie in
+ * one sector (a global, constant or texture access of a power-of-two size at most a
+ * sector, aligned), so a lane adds one sector bit to one line's request. The lines are
+ * found through a small index kept on the stack, after a check of the previous lane's
+ * line. Returns the number of requests, or -1 when a lane is not like that. */
+static int coal_sectors(const TmAccess *a, unsigned line, unsigned sector_shift, TmReq *out)
+{
+    enum { HASH = 64 }; /* > 2 x 32 requests */
+    unsigned size = a->size ? a->size : 1;
+    if (a->space == TM_LOCAL || (size & (size - 1)) || size > (1u << sector_shift))
+        return -1;
+    uint64_t lines[32], prev = 0;
+    uint8_t sectors[32] = {0}, index[HASH] = {0};
+    unsigned n = 0, k = 0;
+    for (uint32_t m = a->mask; m; m &= m - 1) {
+        uint64_t addr = a->addr[__builtin_ctz(m)], l = addr & ~(uint64_t)(line - 1);
+        if (addr & (size - 1))
+            return -1;
+        if (!n || l != prev) {
+            unsigned h = (unsigned)((l * 0x9e3779b97f4a7c15ull) >> 58);
+            while (index[h] && lines[index[h] - 1] != l)
+                h = (h + 1) % HASH;
+            if (!index[h])
+                lines[n] = l, index[h] = (uint8_t)++n;
+            k = index[h] - 1u, prev = l;
+        }
+        sectors[k] |= (uint8_t)(1u << ((addr - l) >> sector_shift));
+    }
+    for (unsigned i = 0; i < n; i++)
+        out[i] = (TmReq){.line = lines[i], .sectors = sectors[i]};
+    return (int)n;
+}
+
 unsigned coal_split(const TmAccess *a, unsigned sm, unsigned line, unsigned sector, TmReq *out)
 {
-    CoalOut o = {.req = out, .line = line};
-    while ((1u << o.sector_shift) < sector)
-        o.sector_shift++;
-    for (unsigned lane = 0; lane < 32; lane++)
-        if (a->mask >> lane & 1)
-            coal_lane(&o, a, sm, lane);
-    for (unsigned i = 0; i < o.n; i++) {
+    unsigned shift = 0;
+    while ((1u << shift) < sector)
+        shift++;
+    int n = coal_sectors(a, line, shift, out);
+    if (n < 0) {
+        CoalOut o = {.req = out, .line = line, .sector_shift = shift};
+        for (unsigned lane = 0; lane < 32; lane++)
+            if (a->mask >> lane & 1)
+                coal_lane(&o, a, sm, lane);
+        n = (int)o.n;
+    }
+    for (int i = 0; i < n; i++) {
         out[i].kind = a->kind;
         out[i].sm = (uint16_t)sm;
         out[i].warp = (uint16_t)a->warp;
         out[i].pc = a->pc;
         out[i].atom = TM_NO_ATOM; /* the LD/ST unit looks the hints up */
     }
-    return o.n;
+    return (unsigned)n;
 }

@@ -59,15 +59,19 @@ typedef enum TmStall {
 
 typedef struct TmCta TmCta;
 
-/* One warp slot. */
+/* One warp slot. What the issue scan reads of every warp it looks at comes first and
+ * fills one 64-byte line (the slots are 64-byte aligned: sm.c). */
 typedef struct TmWarp {
-    EmuWarp *fw;        /* the functional warp; NULL: the slot is free */
-    TmCta *cta;
-    uint64_t sb[4];     /* scoreboard: a bit per register with a write in flight */
+    _Alignas(64) EmuWarp *fw; /* the functional warp; NULL: the slot is free */
+    const TmInsn *ti;   /* the instruction at its pc (tm_warp_insn), kept by the issue that
+                         * moves the pc; NULL: look it up */
     Cycle ready_at;     /* earliest issue cycle (instruction buffer refill, barrier release) */
-    uint64_t age;       /* launch order (gto: oldest first) */
+    uint64_t sb[4];     /* scoreboard: a bit per register with a write in flight */
+    uint8_t state;      /* fw->state (EmuWarpState), kept by the issue and the barrier
+                         * release that change it */
     uint32_t inflight;  /* instructions issued and not yet written back / completed */
-    uint32_t long_ops;  /* of them, memory and SFU ones (two-level demotion) */
+    TmCta *cta;
+    uint32_t long_ops;  /* of those in flight, memory and SFU ones (two-level demotion) */
 } TmWarp;
 
 /* A resident CTA. */
@@ -133,7 +137,8 @@ typedef struct TmSubcore {
     uint8_t stall_plain; /* repeating last_stall counts only *stall_ctr (sm.c) */
     uint64_t *stall_ctr; /* the counter of last_stall */
     uint8_t last_tl;     /* two-level policies: TmTlState of the last cycle evaluated */
-    uint32_t wb_used;    /* write-back ports used this cycle */
+    uint32_t wb_used;    /* write-back ports used in cycle wb_cycle */
+    Cycle wb_cycle;
     uint8_t mem_blocked; /* the LD/ST unit refused this sub-core's last access */
     uint32_t mem_ocu;    /* the collector whose access it refused (with mem_blocked) */
     uint32_t ocu_busy;   /* collectors held */
@@ -182,6 +187,8 @@ struct TmSm {
     TmRng own_rng;
     /* what this cycle's tick left for the device loop to gather, in SM order (gpu.c) */
     int work;              /* the tick did something */
+    uint64_t seen_insns;   /* x.winsns and x.grid_waiting when last gathered */
+    uint64_t seen_waiting;
     uint32_t ctas_finished;
     EmuStatus status;      /* a fault (the first of this SM's tick), with its warp */
     EmuWarp *fw;

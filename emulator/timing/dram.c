@@ -158,7 +158,7 @@ static uint64_t dram_activate(DramChan *ch, DramBank *b, uint64_t t, uint64_t ro
 /* The bursts a request moves: one per sector, or what the memory-side transform said. */
 static unsigned dram_bursts(const DramReq *r)
 {
-    return r->bursts ? r->bursts : (unsigned)__builtin_popcount(r->sectors);
+    return r->bursts ? r->bursts : tm_nsectors(r->sectors);
 }
 
 static void dram_count(DramChan *ch, const DramDone *d)

@@ -183,6 +183,8 @@ static int gpu_units(TmGpu *g, char *err, size_t n)
     }
     if (g->mem && per_unit)
         memsys_count_into(g->mem, &g->ctr, g->unit + c->gpu_sm_count);
+    if (g->mem)
+        memsys_count_sms(g->mem, g->unit);
     return 0;
 }
 
@@ -242,6 +244,8 @@ static EmuStatus gpu_setup(TmGpu *g, const EmuModule *m, int kernel, char *err, 
         const TmLaunchHooks *h = g->mech[i].hooks;
         if (h->begin && h->begin(g, &g->mech[i].state, err, n))
             return EMU_ERR_INVALID_CONFIG;
+        if (h->next)
+            g->timed[g->ntimed++] = (uint8_t)i;
     }
     if (!c->core_mem_latency && gpu_memsys(g, err, n))
         return EMU_ERR_INVALID_CONFIG;
@@ -249,7 +253,8 @@ static EmuStatus gpu_setup(TmGpu *g, const EmuModule *m, int kernel, char *err, 
         return EMU_ERR_OUT_OF_MEMORY;
     g->recv_head = g->mem ? memsys_recv_heads(g->mem) : NULL;
     g->sm = calloc(c->gpu_sm_count, sizeof *g->sm);
-    if (!g->sm)
+    g->ticked = calloc(c->gpu_sm_count, sizeof *g->ticked);
+    if (!g->sm || !g->ticked)
         return EMU_ERR_OUT_OF_MEMORY;
     for (g->nsm = 0; g->nsm < c->gpu_sm_count; g->nsm++)
         if (!(g->sm[g->nsm] = tm_sm_new(g, g->nsm, err, n)))
@@ -262,6 +267,7 @@ static void gpu_free(TmGpu *g)
     for (uint32_t i = 0; i < g->nsm; i++)
         tm_sm_free(g->sm[i]);
     free(g->sm);
+    free(g->ticked);
     if (g->mem && g->mem_owned)
         memsys_free(g->mem);
     free(g->unit);
@@ -349,12 +355,15 @@ static int sm_asleep(const TmGpu *g, uint32_t i)
  * (gpu_gather). */
 static void gpu_tick_sms(TmGpu *g)
 {
+    g->nticked = 0;
     for (uint32_t i = 0; i < g->nsm; i++) {
         TmSm *sm = g->sm[i];
-        if (sm_asleep(g, i))
+        if (sm_asleep(g, i)) {
             sm->slept++;
-        else
+        } else {
             sm->work = tm_sm_tick(sm, g->now);
+            g->ticked[g->nticked++] = i;
+        }
     }
 }
 
@@ -386,20 +395,20 @@ static void pool_tick(void *ctx, unsigned k, unsigned n)
  * awake ones tick on the workers (with fewer than two awake, here). */
 static void gpu_tick_pool(TmGpu *g)
 {
-    unsigned n = tm_pool_size(g->pool), total = 0;
+    unsigned n = tm_pool_size(g->pool);
     for (unsigned k = 0; k < n; k++)
         g->awake[k].n = 0;
+    g->nticked = 0;
     for (uint32_t i = 0; i < g->nsm; i++) {
         TmAwake *a = &g->awake[i % n];
         if (sm_asleep(g, i))
             g->sm[i]->slept++;
         else
-            a->sm[a->n++] = i, total++;
+            a->sm[a->n++] = i, g->ticked[g->nticked++] = i;
     }
-    if (total < 2) { /* a round on the pool would cost more than it saves */
-        for (unsigned k = 0; k < n; k++)
-            for (unsigned j = 0; j < g->awake[k].n; j++)
-                g->sm[g->awake[k].sm[j]]->work = tm_sm_tick(g->sm[g->awake[k].sm[j]], g->now);
+    if (g->nticked < 2) { /* a round on the pool would cost more than it saves */
+        for (unsigned j = 0; j < g->nticked; j++)
+            g->sm[g->ticked[j]]->work = tm_sm_tick(g->sm[g->ticked[j]], g->now);
         return;
     }
     for (unsigned k = 0; k < n; k++)
@@ -452,17 +461,21 @@ static unsigned gpu_threads(const TmGpu *g)
  * launch at exactly its last instruction, as in functional mode. */
 static void gpu_tick_counted(TmGpu *g)
 {
+    uint64_t insns = g->insns;
+    g->nticked = 0;
     for (uint32_t i = 0; i < g->nsm; i++) {
         TmSm *sm = g->sm[i];
-        uint64_t own = sm->x.winsns;
-        sm->x.winsns = g->insns, sm->x.budget = g->x->budget;
-        emu_exec_init_stop(&sm->x);
-        if (sm_asleep(g, i))
+        if (sm_asleep(g, i)) {
             sm->slept++;
-        else
-            sm->work = tm_sm_tick(sm, g->now);
-        uint64_t used = sm->x.winsns - g->insns;
-        g->insns += used;
+            continue;
+        }
+        uint64_t own = sm->x.winsns;
+        sm->x.winsns = insns, sm->x.budget = g->x->budget;
+        emu_exec_init_stop(&sm->x);
+        sm->work = tm_sm_tick(sm, g->now);
+        g->ticked[g->nticked++] = i;
+        uint64_t used = sm->x.winsns - insns;
+        insns += used;
         sm->x.winsns = own + used;
     }
 }
@@ -472,34 +485,34 @@ static void gpu_tick_counted(TmGpu *g)
  * are applied, their requests enter the memory system, the first fault is the lowest
  * SM's, finished CTAs are counted (placement runs next cycle), the grid barrier is
  * released once every CTA that has not finished waits at it, and the budget is checked.
- * Returns whether anything happened. */
+ * Only the SMs that ticked can have left anything. Returns whether anything happened. */
 static int gpu_gather(TmGpu *g)
 {
     int work = 0, lost = 0;
-    uint64_t waiting = 0, insns = 0;
-    for (uint32_t i = 0; i < g->nsm; i++) {
-        TmSm *sm = g->sm[i];
+    for (uint32_t j = 0; j < g->nticked; j++) {
+        TmSm *sm = g->sm[g->ticked[j]];
         if (sm->wlog.len)
             lost |= emu_wlog_commit(&sm->wlog) < 0;
         if (g->mem)
-            lost |= memsys_take(g->mem, i) < 0;
+            lost |= memsys_take(g->mem, g->ticked[j]) < 0;
         if (sm->status && !g->status)
             g->status = sm->status, g->fw = sm->fw, g->fcta = sm->fcta, g->fx = &sm->x;
         if (sm->ctas_finished)
             g->ctas_done += sm->ctas_finished, g->cta_finished = 1, sm->ctas_finished = 0;
-        waiting += sm->x.grid_waiting;
-        insns += sm->x.winsns;
+        g->waiting += sm->x.grid_waiting - sm->seen_waiting;
+        g->insns += sm->x.winsns - sm->seen_insns;
+        sm->seen_waiting = sm->x.grid_waiting, sm->seen_insns = sm->x.winsns;
         work |= sm->work;
         sm->work = 0;
     }
     if (lost && !g->status)
         g->status = EMU_ERR_OUT_OF_MEMORY;
-    if (waiting && waiting + g->ctas_done == g->ncta) {
+    if (g->waiting && g->waiting + g->ctas_done == g->ncta) {
         for (uint32_t i = 0; i < g->nsm; i++)
-            tm_sm_grid_release(g->sm[i], g->now);
+            tm_sm_grid_release(g->sm[i], g->now), g->sm[i]->seen_waiting = 0;
+        g->waiting = 0;
         work = 1;
     }
-    g->insns = insns;
     return work;
 }
 
@@ -519,7 +532,7 @@ static int gpu_cycle(TmGpu *g)
     if (g->status)
         return 0;
     if (g->mem)
-        work |= memsys_tick(g->mem, g->now);
+        work |= memsys_step(g->mem, g->now);
     return work | g->cta_finished;
 }
 
@@ -537,9 +550,9 @@ static void gpu_settle(TmGpu *g, Cycle upto)
 static Cycle mech_next(const TmGpu *g)
 {
     Cycle next = TM_NEVER;
-    for (unsigned i = 0; i < TM_NSLOTS; i++) {
-        const TmLaunchHooks *h = g->mech[i].hooks;
-        Cycle t = h && h->next ? h->next(g, g->mech[i].state) : TM_NEVER;
+    for (unsigned j = 0; j < g->ntimed; j++) {
+        const TmMech *m = &g->mech[g->timed[j]];
+        Cycle t = m->hooks->next(g, m->state);
         next = t < next ? t : next;
     }
     return next;
@@ -548,10 +561,10 @@ static Cycle mech_next(const TmGpu *g)
 /* The timers that the cycle reached fire. */
 static void mech_events(TmGpu *g)
 {
-    for (unsigned i = 0; i < TM_NSLOTS; i++) {
-        const TmLaunchHooks *h = g->mech[i].hooks;
-        if (h && h->next && h->event && g->now >= h->next(g, g->mech[i].state))
-            h->event(g, g->mech[i].state);
+    for (unsigned j = 0; j < g->ntimed; j++) {
+        const TmMech *m = &g->mech[g->timed[j]];
+        if (m->hooks->event && g->now >= m->hooks->next(g, m->state))
+            m->hooks->event(g, m->state);
     }
 }
 
@@ -597,7 +610,7 @@ static EmuStatus gpu_run(TmGpu *g, EmuFault *fault)
             return EMU_OK;
         /* the watchdog counts cycles in which units worked but no warp instruction
          * issued: waiting (idle cycles, skipped or not) is not a livelock */
-        uint64_t done = tm_warp_insns(g);
+        uint64_t done = g->insns;
         if (done != insns) {
             insns = done, progress = g->now, busy = 0;
         } else if (work && watch && ++busy >= watch) {

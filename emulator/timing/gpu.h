@@ -38,7 +38,6 @@ struct TmGpu {
     uint64_t ncta, next_cta, ctas_done;
     int cta_finished;       /* a CTA finished this cycle (placement runs next cycle) */
     uint32_t rr;            /* CTA scheduler: next SM to try */
-    uint64_t age;           /* warps launched so far (gto age) */
     /* the policy slots (slots.h): what the SMs run, and each slot's launch state */
     const struct TmSchedOps *issue;
     const TmCollectorOps *coll;
@@ -56,6 +55,11 @@ struct TmGpu {
     EmuCta *fcta;
     EmuExec *fx;
     uint64_t insns;         /* warp instructions issued so far (the budget's count) */
+    uint64_t waiting;       /* CTAs waiting at the grid barrier */
+    uint32_t *ticked;       /* [nsm] the SMs that ticked this cycle, in SM order */
+    uint32_t nticked;
+    uint8_t timed[TM_NSLOTS]; /* the slots whose mechanism has a timer (hooks->next) */
+    unsigned ntimed;
     struct TmPool *pool;    /* emu.threads > 1: the threads that tick the SMs (pool.h) */
     struct TmAwake *awake;  /* per worker, the awake SMs it is home to (gpu.c) */
     uint64_t bad_seen;      /* invalid accesses so far (emu.memcheck = warn reports the first) */

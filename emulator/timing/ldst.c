@@ -348,7 +348,7 @@ int ldst_issue(LdSt *u, const TmAccess *a, uint64_t tag, Cycle now)
         u->pf->observe(u->pf_state, a, u->queue, u->qlen, pf_emit, u);
     u->ctr->coal_requests += u->qlen;
     for (unsigned i = 0; i < u->qlen; i++)
-        u->ctr->coal_sectors += (uint64_t)__builtin_popcount(u->queue[i].sectors);
+        u->ctr->coal_sectors += tm_nsectors(u->queue[i].sectors);
     ldst_lookup(u, now);
     return 0;
 }

@@ -14,8 +14,9 @@
  * it up to now in time order (events first at equal cycles, then slices, then channels,
  * each by index), so skipping idle cycles gives the same result as ticking every cycle.
  * Each slice's and channel's next time is cached (unext) and refreshed whenever the unit
- * changes; the time of the next step overall is kept until memsys_send queues a new
- * request.
+ * changes, in a tournament tree whose root is the unit that acts first (the lowest index
+ * among equal times), so a step costs log2(units) comparisons, not a scan; the time of
+ * the next step overall is kept until memsys_take queues a new request.
  *
  * Address mapping, with L = address / line size and b = ceil(log2(l2.slices)):
  *   slice   = L mod slices                              (l2.slice_hash = mod)
@@ -68,7 +69,6 @@ typedef struct MsEvent {
 typedef struct MsOutbox {
     MsItem *v;
     unsigned n, cap;
-    uint64_t refused;
 } MsOutbox;
 
 typedef struct MsSlice {
@@ -92,8 +92,12 @@ struct MemSys {
     TmHeap evq;       /* pending events by cycle, then creation order */
     uint64_t seq;
     TmReq *fillbuf;   /* [l2.mshr_merge] */
-    Cycle *unext;     /* [nslice + nchan] next step of each slice, then each channel */
+    Cycle *unext;     /* [upow] next step of each slice, then each channel, then TM_NEVER */
+    uint16_t *uwin;   /* [2 upow] tournament tree over unext: uwin[k] (k < upow) is the
+                       * unit of k's subtree that acts first, uwin[upow + i] = i */
+    unsigned upow;    /* the least power of two >= nslice + nchan */
     TmCounters *ctr;
+    TmCounters *sm_ctr; /* [nsm] where each SM's injection stalls count, or NULL: ctr */
     const TmL2PrefetchOps *pf; /* l2.prefetch */
     void *pf_state;
     unsigned pf_queue;        /* l2.prefetch_queue */
@@ -176,7 +180,7 @@ static uint8_t ms_bursts(MemSys *m, const TmReq *r, TmCounters *ctr)
 {
     if (!m->xf->bursts)
         return 0;
-    unsigned plain = (unsigned)__builtin_popcount(r->sectors);
+    unsigned plain = tm_nsectors(r->sectors);
     const uint8_t *data = m->read && m->read(m->read_ctx, r->line, m->linebuf, m->line) == 0
                               ? m->linebuf : NULL;
     unsigned b = m->xf->bursts(m->xf_state, r, data, plain);
@@ -201,6 +205,11 @@ static int ms_check(const EmuConfig *cfg, char *err, size_t n)
     const char *hash = cfg->l2_slice_hash;
     if (!cfg->gpu_sm_count || !cfg->l2_slices || cfg->l2_slices > 65535 || !cfg->dram_channels) {
         snprintf(err, n, "gpu.sm_count, l2.slices and dram.channels must be positive");
+        return -1;
+    }
+    if ((uint64_t)cfg->l2_slices + cfg->dram_channels > 65535) { /* units are 16-bit (uwin) */
+        snprintf(err, n, "l2.slices + dram.channels: %llu units, at most 65535",
+                 (unsigned long long)cfg->l2_slices + cfg->dram_channels);
         return -1;
     }
     if (strcmp(hash, "mod") && strcmp(hash, "xor")) {
@@ -228,6 +237,15 @@ static int ms_init_units(MemSys *m, const EmuConfig *cfg, char *err, size_t n)
     return 0;
 }
 
+/* Every unit idle: each subtree's winner is its lowest unit. */
+static void units_reset(MemSys *m)
+{
+    for (unsigned i = 0; i < m->upow; i++)
+        m->unext[i] = TM_NEVER, m->uwin[m->upow + i] = (uint16_t)i;
+    for (unsigned k = m->upow - 1; k; k--)
+        m->uwin[k] = m->uwin[2 * k];
+}
+
 MemSys *memsys_new(const EmuConfig *cfg, TmCounters *ctr, char *err, size_t n)
 {
     if (ms_check(cfg, err, n) < 0)
@@ -253,8 +271,12 @@ MemSys *memsys_new(const EmuConfig *cfg, TmCounters *ctr, char *err, size_t n)
     m->out = calloc(m->nsm, sizeof *m->out);
     m->recv_head = malloc(m->nsm * sizeof *m->recv_head);
     m->fillbuf = calloc(cfg->l2_mshr_merge ? cfg->l2_mshr_merge : 1, sizeof *m->fillbuf);
-    m->unext = malloc((m->nslice + m->nchan) * sizeof *m->unext);
-    if (!m->slice || !m->chan || !m->to_sm || !m->out || !m->recv_head || !m->fillbuf || !m->unext) {
+    for (m->upow = 1; m->upow < m->nslice + m->nchan; m->upow *= 2)
+        ;
+    m->unext = malloc(m->upow * sizeof *m->unext);
+    m->uwin = malloc(2 * m->upow * sizeof *m->uwin);
+    if (!m->slice || !m->chan || !m->to_sm || !m->out || !m->recv_head || !m->fillbuf ||
+        !m->unext || !m->uwin) {
         snprintf(err, n, "out of memory");
         memsys_free(m);
         return NULL;
@@ -281,8 +303,7 @@ MemSys *memsys_new(const EmuConfig *cfg, TmCounters *ctr, char *err, size_t n)
         memsys_free(m);
         return NULL;
     }
-    for (unsigned i = 0; i < m->nslice + m->nchan; i++)
-        m->unext[i] = TM_NEVER;
+    units_reset(m);
     for (unsigned i = 0; i < m->nsm; i++)
         m->recv_head[i] = TM_NEVER;
     return m;
@@ -303,8 +324,8 @@ int memsys_next_launch(MemSys *m, TmCounters *ctr)
     for (unsigned i = 0; i < m->nchan; i++)
         dram_next_launch(&m->chan[i]);
     memsys_count_into(m, ctr, NULL);
-    for (unsigned i = 0; i < m->nslice + m->nchan; i++)
-        m->unext[i] = TM_NEVER;
+    memsys_count_sms(m, NULL);
+    units_reset(m);
     m->quiet = 0, m->seq = 0;
     return 0;
 }
@@ -316,6 +337,11 @@ void memsys_count_into(MemSys *m, TmCounters *ctr, TmCounters *unit)
         m->slice[i].l2.ctr = unit ? &unit[i] : ctr;
     for (unsigned i = 0; i < m->nchan; i++)
         m->chan[i].ctr = unit ? &unit[m->nslice + i] : ctr;
+}
+
+void memsys_count_sms(MemSys *m, TmCounters *sm)
+{
+    m->sm_ctr = sm;
 }
 
 void memsys_set_reader(MemSys *m, TmLineRead read, void *ctx)
@@ -350,6 +376,7 @@ void memsys_free(MemSys *m)
     free(m->recv_head);
     free(m->fillbuf);
     free(m->unext);
+    free(m->uwin);
     free(m->ev);
     free(m->evfree);
     tm_heap_free(&m->evq);
@@ -364,14 +391,24 @@ static Cycle slice_next(const MsSlice *s)
     return h->at > s->free ? h->at : s->free;
 }
 
+/* Unit i's next time is t: the tree's path from i to the root is replayed. */
+static void unit_set(MemSys *m, unsigned i, Cycle t)
+{
+    m->unext[i] = t;
+    for (unsigned k = (m->upow + i) >> 1; k; k >>= 1) {
+        unsigned a = m->uwin[2 * k], b = m->uwin[2 * k + 1];
+        m->uwin[k] = (uint16_t)(m->unext[b] < m->unext[a] ? b : a);
+    }
+}
+
 static void slice_changed(MemSys *m, unsigned i)
 {
-    m->unext[i] = slice_next(&m->slice[i]);
+    unit_set(m, i, slice_next(&m->slice[i]));
 }
 
 static void chan_changed(MemSys *m, unsigned i)
 {
-    m->unext[m->nslice + i] = dram_next(&m->chan[i]);
+    unit_set(m, m->nslice + i, dram_next(&m->chan[i]));
 }
 
 int memsys_send(MemSys *m, const TmReq *r, Cycle now)
@@ -379,7 +416,7 @@ int memsys_send(MemSys *m, const TmReq *r, Cycle now)
     assert(r->sm < m->nsm);
     MsOutbox *o = &m->out[r->sm];
     if (!icnt_can_send(&m->icnt, r->sm, now)) {
-        o->refused++;
+        memsys_count_refusals(m, r->sm, 1);
         return -1;
     }
     if (o->n == o->cap) {
@@ -397,8 +434,6 @@ int memsys_take(MemSys *m, unsigned sm)
 {
     MsOutbox *o = &m->out[sm];
     int ok = 0;
-    m->ctr->icnt_inject_stalls += o->refused;
-    o->refused = 0;
     for (unsigned i = 0; i < o->n; i++) {
         const TmReq *r = &o->v[i].r;
         unsigned s = ms_slice(m, r->line);
@@ -418,7 +453,7 @@ Cycle memsys_send_at(const MemSys *m, unsigned sm)
 
 void memsys_count_refusals(MemSys *m, unsigned sm, uint64_t n)
 {
-    m->out[sm].refused += n;
+    (m->sm_ctr ? &m->sm_ctr[sm] : m->ctr)->icnt_inject_stalls += n;
 }
 
 /* Turns the slice's decisions into events. */
@@ -513,18 +548,24 @@ static void ev_step(MemSys *m)
 
 int memsys_tick(MemSys *m, Cycle now)
 {
-    int work = 0;
+    int lost = 0;
     for (unsigned i = 0; i < m->nsm; i++) /* what memsys_take has not taken yet */
-        if (m->out[i].n || m->out[i].refused)
-            memsys_take(m, i);
+        if (m->out[i].n)
+            lost |= memsys_take(m, i) < 0;
+    int work = memsys_step(m, now);
+    return lost ? -1 : work;
+}
+
+int memsys_step(MemSys *m, Cycle now)
+{
+    int work = 0;
     if (m->quiet > now)
         return 0;
     for (;;) {
         Cycle t = tm_heap_min(&m->evq);
         int unit = -1; /* -1: event; [0, nslice): slice; above: channel */
-        for (unsigned i = 0; i < m->nslice + m->nchan; i++)
-            if (m->unext[i] < t)
-                t = m->unext[i], unit = (int)i;
+        if (m->unext[m->uwin[1]] < t)
+            t = m->unext[m->uwin[1]], unit = m->uwin[1];
         if (t == TM_NEVER || t > now) {
             m->quiet = t;
             break;
@@ -560,8 +601,7 @@ const Cycle *memsys_recv_heads(const MemSys *m)
 Cycle memsys_next(const MemSys *m, Cycle now)
 {
     Cycle t = tm_heap_min(&m->evq);
-    for (unsigned i = 0; i < m->nslice + m->nchan; i++)
-        t = m->unext[i] < t ? m->unext[i] : t;
+    t = m->unext[m->uwin[1]] < t ? m->unext[m->uwin[1]] : t;
     for (unsigned i = 0; i < m->nsm; i++) {
         const MsItem *h = q_front(&m->to_sm[i]);
         if (h && h->at < t)

@@ -25,6 +25,9 @@ int memsys_next_launch(MemSys *m, TmCounters *ctr);
  * slice into unit[slice] and each DRAM channel into unit[l2.slices + channel], the
  * crossbar still into ctr. */
 void memsys_count_into(MemSys *m, TmCounters *ctr, TmCounters *unit);
+/* From now on SM i's injection stalls (its refused requests) count into sm[i], which the
+ * SM's own thread writes (NULL, the default and after memsys_next_launch: into ctr). */
+void memsys_count_sms(MemSys *m, TmCounters *sm);
 /* How the memory-side transform (mem.transform) reads a line's bytes: n bytes of line
  * into buf, 0, or -1 when they are not device memory. NULL (the default): never. */
 typedef int (*TmLineRead)(void *ctx, uint64_t line, uint8_t *buf, unsigned n);
@@ -36,10 +39,10 @@ void memsys_set_reader(MemSys *m, TmLineRead read, void *ctx);
  * nothing but SM r->sm's own state, so the SMs may send from different threads during
  * a cycle (docs/performance.md, "Parallel simulation"). */
 int memsys_send(MemSys *m, const TmReq *r, Cycle now);
-/* Moves what SM sm sent this cycle (memsys_send) into the memory system and adds its
- * refusals to the counters. Called for every SM in SM order after the SMs ticked and
- * before memsys_tick of that cycle, which is the order in which one thread would have
- * sent them. -1 when host memory ran out (a request is lost). */
+/* Moves what SM sm sent this cycle (memsys_send) into the memory system. Called for
+ * every SM that sent, in SM order, after the SMs ticked and before memsys_step of that
+ * cycle, which is the order in which one thread would have sent them. -1 when host
+ * memory ran out (a request is lost). */
 int memsys_take(MemSys *m, unsigned sm);
 /* The first cycle SM sm's injection port takes a request: memsys_send refuses every
  * request of that SM before it (the SM's own sends only move it later). */
@@ -47,8 +50,10 @@ Cycle memsys_send_at(const MemSys *m, unsigned sm);
 /* Counts n refusals of SM sm that a caller knew would happen and did not make. */
 void memsys_count_refusals(MemSys *m, unsigned sm, uint64_t n);
 /* Advances the memory system to cycle now (call once per cycle, or after skipping idle
- * cycles), first taking what memsys_take has not (every SM's, in SM order). Returns work
- * done (non-zero while anything moved). */
+ * cycles). Returns work done (non-zero while anything moved). */
+int memsys_step(MemSys *m, Cycle now);
+/* memsys_take of every SM's outbox, in SM order, then memsys_step; -1 when a request was
+ * lost for want of host memory. */
 int memsys_tick(MemSys *m, Cycle now);
 /* Pops one response for SM sm that has arrived by cycle now. Returns 1 and fills *r, or 0. */
 int memsys_recv(MemSys *m, unsigned sm, TmReq *r, Cycle now);

@@ -76,7 +76,9 @@ TmSm *tm_sm_new(TmGpu *g, uint32_t id, char *err, size_t n)
     int private_collectors = ops->private_collectors || sm->coll->private_collectors;
     sm->max_warps = cfg->gpu_max_threads_per_sm / XGPU_WARP_SIZE;
     sm->nsc = cfg->core_subcores;
-    sm->warp = calloc(sm->max_warps, sizeof *sm->warp);
+    sm->warp = aligned_alloc(_Alignof(TmWarp), sm->max_warps * sizeof *sm->warp);
+    if (sm->warp)
+        memset(sm->warp, 0, sm->max_warps * sizeof *sm->warp);
     sm->sc = calloc(sm->nsc, sizeof *sm->sc);
     sm->cta = calloc(cfg->core_max_ctas_per_sm, sizeof *sm->cta);
     int bad = !sm->warp || !sm->sc || !sm->cta;
@@ -197,7 +199,6 @@ static TmCta *cta_slot(TmSm *sm)
 
 EmuStatus tm_sm_start_cta(TmSm *sm, EmuDim3 ctaid, Cycle now)
 {
-    TmGpu *g = sm->gpu;
     TmCta *t = cta_slot(sm);
     if (!t)
         return EMU_ERR_OUT_OF_MEMORY;
@@ -211,7 +212,7 @@ EmuStatus tm_sm_start_cta(TmSm *sm, EmuDim3 ctaid, Cycle now)
         while (sm->warp[s].fw)
             s++;
         sm->warp[s] = (TmWarp){.fw = &t->c.warps[i], .cta = t, .ready_at = now,
-                               .age = g->age++};
+                               .state = (uint8_t)t->c.warps[i].state};
         t->slot[i] = (uint16_t)s;
         if (sm->coll->warp_start)
             sm->coll->warp_start(sm, (uint16_t)s);
@@ -268,6 +269,8 @@ static void barrier_wake(TmSm *sm, TmCta *t, Cycle now)
         sm->sc[i].issue_wake = 0;
     for (uint32_t i = 0; i < sm->x.nwarps; i++) {
         TmWarp *w = &sm->warp[t->slot[i]];
+        if (w->fw)
+            w->state = (uint8_t)w->fw->state; /* released: running again */
         if (w->fw && w->fw->state == EW_RUN && w->ready_at <= now)
             w->ready_at = now + 1;
     }
@@ -311,6 +314,18 @@ static void barrier_check(TmSm *sm, TmCta *t, Cycle now)
         barrier_wake(sm, t, now); /* a grid barrier waits for the device loop (gpu.c) */
 }
 
+/* The pc of a functional warp, and the instruction there. */
+static uint32_t warp_pc(const EmuWarp *fw)
+{
+    return fw->depth ? fw->stack[fw->depth - 1].pc : 0;
+}
+
+static const TmInsn *insn_at(const TmSm *sm, uint32_t pc)
+{
+    static const TmInsn past_end = {.cls = TC_CTRL};
+    return pc < sm->gpu->kc->count ? &sm->gpu->info[pc] : &past_end;
+}
+
 /* Issues the instruction at warp slot's pc (checks passed); ocu is -1 for control. */
 static void issue(TmSm *sm, TmSubcore *sc, uint16_t slot, const TmInsn *ti, int ocu, Cycle now)
 {
@@ -318,6 +333,10 @@ static void issue(TmSm *sm, TmSubcore *sc, uint16_t slot, const TmInsn *ti, int 
     TmWarp *w = &sm->warp[slot];
     EmuStep ctrl, *st = ocu >= 0 ? &sc->ocu[ocu].step : &ctrl;
     EmuStatus s = emu_warp_step(&sm->x, &w->cta->c, w->fw, ti->cls == TC_LDST && sm->ldst, st);
+    EmuWarp *fw = w->fw;
+    uint32_t pc = warp_pc(fw);
+    w->ti = insn_at(sm, pc); /* only a step moves the pc */
+    w->state = (uint8_t)fw->state;
     sm->ctr->warp_insns++;
     sm->ctr->phase_boundaries += ti->phase != NULL;
     if (s) {
@@ -344,8 +363,6 @@ static void issue(TmSm *sm, TmSubcore *sc, uint16_t slot, const TmInsn *ti, int 
         w->inflight++;
         w->long_ops += ti->cls == TC_LDST || ti->cls == TC_SFU;
     }
-    EmuWarp *fw = w->fw;
-    uint32_t pc = fw->depth ? fw->stack[fw->depth - 1].pc : 0;
     w->ready_at = now + 1;
     if (fw->state == EW_RUN && pc != st->pc + 1)
         w->ready_at += sm->cfg->core_fetch_latency;
@@ -370,10 +387,7 @@ static int pick_collector(TmSm *sm, TmSubcore *sc, uint16_t slot)
 
 const TmInsn *tm_warp_insn(const TmSm *sm, const TmWarp *w)
 {
-    static const TmInsn past_end = {.cls = TC_CTRL};
-    const EmuWarp *fw = w->fw;
-    uint32_t pc = fw->depth ? fw->stack[fw->depth - 1].pc : 0;
-    return pc < sm->gpu->kc->count ? &sm->gpu->info[pc] : &past_end;
+    return w->ti ? w->ti : insn_at(sm, warp_pc(w->fw));
 }
 
 /* Why warp w cannot issue now, its collector aside (TS_ISSUED: it can); *ti gets its
@@ -381,10 +395,9 @@ const TmInsn *tm_warp_insn(const TmSm *sm, const TmWarp *w)
 static unsigned warp_ready(const TmSm *sm, const TmSubcore *sc, const TmWarp *w,
                            const TmInsn **ti, Cycle now)
 {
-    const EmuWarp *fw = w->fw;
-    if (fw->state == EW_DONE)
+    if (w->state == EW_DONE)
         return TS_NO_WARP;
-    if (fw->state == EW_BARRIER)
+    if (w->state == EW_BARRIER)
         return TS_BARRIER;
     if (w->ready_at > now)
         return TS_IBUFFER;

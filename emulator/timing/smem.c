@@ -42,8 +42,35 @@ static unsigned smem_words(const TmAccess *a, unsigned banks, unsigned bank_byte
     return n;
 }
 
+/* The usual access, answered without the hash set: every lane touches one word and no
+ * bank serves two distinct words, so the banks serve it in one cycle without conflict.
+ * Returns 0 when the access is not like that (the general count decides). */
+static int smem_one_cycle(const TmAccess *a, unsigned banks, unsigned shift)
+{
+    uint64_t first[64], have = 0, prev = UINT64_MAX; /* per bank, the word it serves */
+    unsigned size = a->size ? a->size : 1, low = banks & (banks - 1) ? 0 : banks - 1;
+    for (uint32_t m = a->mask; m; m &= m - 1) {
+        uint64_t addr = a->addr[__builtin_ctz(m)], w = addr >> shift;
+        if (w != (addr + size - 1) >> shift)
+            return 0;
+        if (w == prev) /* the previous lane's word: a broadcast */
+            continue;
+        prev = w;
+        unsigned b = low ? (unsigned)(w & low) : (unsigned)(w % banks);
+        if (have >> b & 1) {
+            if (first[b] != w)
+                return 0;
+            continue; /* broadcast */
+        }
+        have |= 1ull << b, first[b] = w;
+    }
+    return 1;
+}
+
 SmemCost smem_cost(const TmAccess *a, unsigned banks, unsigned bank_bytes)
 {
+    if (smem_one_cycle(a, banks, (unsigned)__builtin_ctz(bank_bytes)))
+        return (SmemCost){1, 0};
     unsigned per_bank[64] = {0}, worst = 1;
     unsigned n = smem_words(a, banks, bank_bytes, per_bank, &worst);
     unsigned need = n ? (n + banks - 1) / banks : 1;

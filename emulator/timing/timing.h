@@ -78,4 +78,13 @@ typedef struct TmReq {
     Cycle issued;      /* cycle the L1 sent it (latency statistics) */
 } TmReq;
 
+/* The number of sectors in a sector mask, inline: the build targets baseline x86-64,
+ * where __builtin_popcount is a library call. */
+static inline unsigned tm_nsectors(uint8_t m)
+{
+    unsigned v = m - ((m >> 1) & 0x55u);
+    v = (v & 0x33u) + ((v >> 2) & 0x33u);
+    return (v + (v >> 4)) & 0x0fu;
+}
+
 #endif

@@ -77,7 +77,7 @@ static void retire(TmSm *sm, TmWb *e)
     e->live = 0;
     sm->wb_live--;
     sm->wb_free[sm->nwb_free++] = (uint32_t)(e - sm->wb);
-    if (!w->inflight && w->fw->state == EW_DONE)
+    if (!w->inflight && w->state == EW_DONE)
         tm_sm_warp_done(sm, e->slot);
 }
 
@@ -87,6 +87,8 @@ static int write_regs(TmSm *sm, TmWb *e, Cycle now)
     TmSubcore *sc = &sm->sc[e->sc];
     while (e->ndst) {
         unsigned r = e->dst[e->ndst - 1];
+        if (sc->wb_cycle != now) /* the first write-back of this sub-core this cycle */
+            sc->wb_cycle = now, sc->wb_used = 0;
         if (sc->wb_used == sm->cfg->core_wb_ports || tm_rf_write(sm, sc, r, now))
             return 0;
         sc->wb_used++;
@@ -105,8 +107,6 @@ int tm_wb_tick(TmSm *sm, Cycle now)
     int work = 0;
     if (tm_heap_min(&sm->wb_ready) > now)
         return 0;
-    for (uint32_t i = 0; i < sm->nsc; i++) /* ports used this cycle */
-        sm->sc[i].wb_used = 0;
     /* Ready entries oldest first; those that ports or banks hold back wait for the next
      * cycle, in the same order. */
     while (tm_heap_min(&sm->wb_ready) <= now) {
