@@ -267,7 +267,7 @@ static int swrfc_scan(TmSm *sm, TmSubcore *sc, uint16_t slot)
 {
     const TmWarp *w = &sm->warp[slot];
     TmRegCache *rc = tm_rc(sm, slot);
-    if (w->fw->state != EW_RUN || rc->strand_ok)
+    if (w->state != EW_RUN || rc->strand_ok)
         return 0;
     const EmuWarp *fw = w->fw;
     uint32_t pc = fw->depth ? fw->stack[fw->depth - 1].pc : 0;
@@ -324,9 +324,9 @@ static const TmCollectorOps coll_swrfc = {
 static int rfc_eligible(const TmSm *sm, uint16_t slot)
 {
     const TmWarp *w = &sm->warp[slot];
-    if (w->fw->state != EW_RUN)
+    if (w->state != EW_RUN)
         return 0;
-    return !w->long_ops || !tm_sb_blocked(w, tm_warp_insn(sm, w));
+    return !w->long_ops || !tm_sb_blocked(w, w->ti);
 }
 
 /* A free place in the active set goes to the first eligible pending warp, in FIFO order;

@@ -63,8 +63,8 @@ typedef struct TmCta TmCta;
  * fills one 64-byte line (the slots are 64-byte aligned: sm.c). */
 typedef struct TmWarp {
     _Alignas(64) EmuWarp *fw; /* the functional warp; NULL: the slot is free */
-    const TmInsn *ti;   /* the instruction at its pc (tm_warp_insn), kept by the issue that
-                         * moves the pc; NULL: look it up */
+    const TmInsn *ti;   /* the instruction it issues next (a control stand-in past the end),
+                         * set at the CTA's start and kept by the issue that moves the pc */
     Cycle ready_at;     /* earliest issue cycle (instruction buffer refill, barrier release) */
     uint64_t sb[4];     /* scoreboard: a bit per register with a write in flight */
     uint8_t state;      /* fw->state (EmuWarpState), kept by the issue and the barrier
@@ -255,8 +255,6 @@ void tm_wb_mem_done(TmSm *sm, uint64_t tag, Cycle now);
 void tm_wb_ready(TmSm *sm, uint32_t i);
 Cycle tm_wb_next(const TmSm *sm, Cycle now);
 
-/* sm.c: the instruction warp w issues next (a control stand-in past the end) */
-const TmInsn *tm_warp_insn(const TmSm *sm, const TmWarp *w);
 /* sm.c: a warp's instruction completed (scoreboard cleared): retire the slot/CTA. */
 void tm_sm_warp_done(TmSm *sm, uint16_t slot);
 

@@ -197,6 +197,18 @@ static TmCta *cta_slot(TmSm *sm)
     return NULL;
 }
 
+/* The pc of a functional warp, and the instruction there. */
+static uint32_t warp_pc(const EmuWarp *fw)
+{
+    return fw->depth ? fw->stack[fw->depth - 1].pc : 0;
+}
+
+static const TmInsn *insn_at(const TmSm *sm, uint32_t pc)
+{
+    static const TmInsn past_end = {.cls = TC_CTRL};
+    return pc < sm->gpu->kc->count ? &sm->gpu->info[pc] : &past_end;
+}
+
 EmuStatus tm_sm_start_cta(TmSm *sm, EmuDim3 ctaid, Cycle now)
 {
     TmCta *t = cta_slot(sm);
@@ -211,8 +223,9 @@ EmuStatus tm_sm_start_cta(TmSm *sm, EmuDim3 ctaid, Cycle now)
     for (uint32_t i = 0; i < sm->x.nwarps; i++, s++) {
         while (sm->warp[s].fw)
             s++;
-        sm->warp[s] = (TmWarp){.fw = &t->c.warps[i], .cta = t, .ready_at = now,
-                               .state = (uint8_t)t->c.warps[i].state};
+        EmuWarp *fw = &t->c.warps[i];
+        sm->warp[s] = (TmWarp){.fw = fw, .ti = insn_at(sm, warp_pc(fw)), .cta = t,
+                               .ready_at = now, .state = (uint8_t)fw->state};
         t->slot[i] = (uint16_t)s;
         if (sm->coll->warp_start)
             sm->coll->warp_start(sm, (uint16_t)s);
@@ -269,9 +282,10 @@ static void barrier_wake(TmSm *sm, TmCta *t, Cycle now)
         sm->sc[i].issue_wake = 0;
     for (uint32_t i = 0; i < sm->x.nwarps; i++) {
         TmWarp *w = &sm->warp[t->slot[i]];
-        if (w->fw)
-            w->state = (uint8_t)w->fw->state; /* released: running again */
-        if (w->fw && w->fw->state == EW_RUN && w->ready_at <= now)
+        if (!w->fw)
+            continue;
+        w->state = (uint8_t)w->fw->state; /* released: running again */
+        if (w->state == EW_RUN && w->ready_at <= now)
             w->ready_at = now + 1;
     }
 }
@@ -312,18 +326,6 @@ static void barrier_check(TmSm *sm, TmCta *t, Cycle now)
     }
     if (released)
         barrier_wake(sm, t, now); /* a grid barrier waits for the device loop (gpu.c) */
-}
-
-/* The pc of a functional warp, and the instruction there. */
-static uint32_t warp_pc(const EmuWarp *fw)
-{
-    return fw->depth ? fw->stack[fw->depth - 1].pc : 0;
-}
-
-static const TmInsn *insn_at(const TmSm *sm, uint32_t pc)
-{
-    static const TmInsn past_end = {.cls = TC_CTRL};
-    return pc < sm->gpu->kc->count ? &sm->gpu->info[pc] : &past_end;
 }
 
 /* Issues the instruction at warp slot's pc (checks passed); ocu is -1 for control. */
@@ -385,11 +387,6 @@ static int pick_collector(TmSm *sm, TmSubcore *sc, uint16_t slot)
     return ocu;
 }
 
-const TmInsn *tm_warp_insn(const TmSm *sm, const TmWarp *w)
-{
-    return w->ti ? w->ti : insn_at(sm, warp_pc(w->fw));
-}
-
 /* Why warp w cannot issue now, its collector aside (TS_ISSUED: it can); *ti gets its
  * instruction once the warp is running and its buffer full. */
 static unsigned warp_ready(const TmSm *sm, const TmSubcore *sc, const TmWarp *w,
@@ -401,7 +398,7 @@ static unsigned warp_ready(const TmSm *sm, const TmSubcore *sc, const TmWarp *w,
         return TS_BARRIER;
     if (w->ready_at > now)
         return TS_IBUFFER;
-    *ti = tm_warp_insn(sm, w);
+    *ti = w->ti;
     if (tm_sb_blocked(w, *ti))
         return TS_SCOREBOARD;
     unsigned cls = (*ti)->cls;

@@ -47,15 +47,12 @@ static unsigned smem_words(const TmAccess *a, unsigned banks, unsigned bank_byte
  * Returns 0 when the access is not like that (the general count decides). */
 static int smem_one_cycle(const TmAccess *a, unsigned banks, unsigned shift)
 {
-    uint64_t first[64], have = 0, prev = UINT64_MAX; /* per bank, the word it serves */
+    uint64_t first[64], have = 0; /* per bank, the word it serves */
     unsigned size = a->size ? a->size : 1, low = banks & (banks - 1) ? 0 : banks - 1;
     for (uint32_t m = a->mask; m; m &= m - 1) {
         uint64_t addr = a->addr[__builtin_ctz(m)], w = addr >> shift;
         if (w != (addr + size - 1) >> shift)
             return 0;
-        if (w == prev) /* the previous lane's word: a broadcast */
-            continue;
-        prev = w;
         unsigned b = low ? (unsigned)(w & low) : (unsigned)(w % banks);
         if (have >> b & 1) {
             if (first[b] != w)
