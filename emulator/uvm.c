@@ -21,6 +21,7 @@ static void range_free(UvmRange *r)
     free(r->state);
     free(r->seq);
     free(r->ready);
+    free(r->digest);
 }
 
 void uvm_fini(EmuUvm *u)
@@ -186,11 +187,96 @@ EmuStatus uvm_prefetch(EmuUvm *u, uint64_t addr, uint64_t bytes, int to_device)
 
 /* ---- the device's API (emu.h) ------------------------------------------------------- */
 
+/* ---- the host's changes, for a range whose bytes are the host's ---------------------- */
+
+static inline uint64_t rotl64(uint64_t x, unsigned k)
+{
+    return x << k | x >> (64 - k);
+}
+
+/* Each round, for a fixed 8-byte word, is a bijection of the lane (add, rotate, multiply
+ * by an odd constant), and so is each step that folds a lane into the result: a lane
+ * that changed changes the digest. Changes spread over several lanes collide with a
+ * chance of about 2^-64 (docs/unified-memory.md). */
+uint64_t uvm_digest(const uint8_t *p, size_t n)
+{
+    const uint64_t k1 = 0x9E3779B185EBCA87ull, k2 = 0xC2B2AE3D27D4EB4Full;
+    uint64_t h[4] = {k1, k2, ~k1, ~k2};
+    size_t i = 0;
+    uint64_t w[4];
+    for (; i + sizeof w <= n; i += sizeof w) {
+        memcpy(w, p + i, sizeof w);
+        for (int j = 0; j < 4; j++)
+            h[j] = rotl64(h[j] + w[j] * k2, 31) * k1;
+    }
+    if (i < n) { /* the tail, zero-padded (the length below tells the padding apart) */
+        memset(w, 0, sizeof w);
+        memcpy(w, p + i, n - i);
+        for (int j = 0; j < 4; j++)
+            h[j] = rotl64(h[j] + w[j] * k2, 31) * k1;
+    }
+    uint64_t d = n;
+    for (int j = 0; j < 4; j++)
+        d = (d ^ rotl64(h[j], (unsigned)(8 * j + 1))) * k1;
+    d ^= d >> 33;
+    d *= k2;
+    return d ^ d >> 29;
+}
+
+static uint64_t piece_first(const UvmRange *r)
+{
+    return r->base >> UVM_PIECE_SHIFT;
+}
+
+/* The bytes of piece q (absolute piece number) inside r: *len of them at device address
+ * *at. */
+static void piece_span(const UvmRange *r, uint64_t q, uint64_t *at, uint64_t *len)
+{
+    uint64_t lo = q << UVM_PIECE_SHIFT, hi = lo + UVM_PIECE;
+    if (lo < r->base)
+        lo = r->base;
+    if (hi > r->base + r->size)
+        hi = r->base + r->size;
+    *at = lo, *len = hi - lo;
+}
+
+/* Walks the pieces of r that [addr, addr+bytes) touches, with host the bytes of r's
+ * base: takes their digests (mark = 0) or compares them, marking the pages of the pieces
+ * that changed host-resident (mark = 1). */
+static void range_digests(const EmuUvm *u, UvmRange *r, const uint8_t *host, uint64_t addr,
+                          uint64_t bytes, int mark)
+{
+    for (uint64_t q = addr >> UVM_PIECE_SHIFT; q <= (addr + bytes - 1) >> UVM_PIECE_SHIFT;
+         q++) {
+        uint64_t at, len;
+        piece_span(r, q, &at, &len);
+        uint64_t dg = uvm_digest(host + (at - r->base), len);
+        uint64_t *slot = &r->digest[q - piece_first(r)];
+        if (mark && *slot != dg)
+            r->state[(at >> u->page_shift) - r->first] = UVM_HOST;
+        *slot = dg;
+    }
+}
+
+/* ---- the device's API (emu.h) ------------------------------------------------------- */
+
 EmuStatus emu_uvm_add(EmuDevice *d, uint64_t addr, uint64_t bytes)
 {
-    if (!emu_mem_find(&d->mem, addr, bytes))
+    const EmuAlloc *al = emu_mem_find(&d->mem, addr, bytes);
+    if (!al)
         return EMU_ERR_INVALID_VALUE;
-    return uvm_add(&d->uvm, addr, bytes);
+    EmuStatus s = uvm_add(&d->uvm, addr, bytes);
+    if (s != EMU_OK || !al->mapped)
+        return s;
+    UvmRange *r = range_of(&d->uvm, addr);
+    uint64_t n = ((addr + bytes - 1) >> UVM_PIECE_SHIFT) - piece_first(r) + 1;
+    r->digest = malloc(n * sizeof *r->digest);
+    if (!r->digest) {
+        uvm_remove(&d->uvm, addr);
+        return EMU_ERR_OUT_OF_MEMORY;
+    }
+    range_digests(&d->uvm, r, al->host + (addr - al->base), addr, bytes, 0);
+    return EMU_OK;
 }
 
 void emu_uvm_remove(EmuDevice *d, uint64_t addr)
@@ -203,14 +289,26 @@ EmuStatus emu_uvm_prefetch(EmuDevice *d, uint64_t addr, uint64_t bytes, int to_d
     return uvm_prefetch(&d->uvm, addr, bytes, to_device);
 }
 
+/* The registered range and allocation holding [addr, addr+bytes), and the allocation's
+ * host bytes at addr; NULL when either is missing. */
+static uint8_t *sync_range(EmuDevice *d, uint64_t addr, uint64_t bytes, UvmRange **r)
+{
+    *r = range_at(&d->uvm, addr, bytes);
+    const EmuAlloc *al = emu_mem_find(&d->mem, addr, bytes);
+    return *r && al ? al->host + (addr - al->base) : NULL;
+}
+
 EmuStatus emu_uvm_sync_in(EmuDevice *d, uint64_t addr, const void *src, uint64_t bytes)
 {
-    EmuUvm *u = &d->uvm;
-    UvmRange *r = range_at(u, addr, bytes);
-    const EmuAlloc *al = emu_mem_find(&d->mem, addr, bytes);
-    if (!r || !al || (!src && bytes))
+    UvmRange *r;
+    uint8_t *dev = sync_range(d, addr, bytes, &r);
+    if (!dev || (!src && bytes) || (r->digest && bytes && src != dev))
         return EMU_ERR_INVALID_VALUE;
-    uint8_t *dev = al->host + (addr - al->base);
+    EmuUvm *u = &d->uvm;
+    if (r->digest && bytes) { /* one copy: what changed since the digests were taken */
+        range_digests(u, r, dev - (addr - r->base), addr, bytes, 1);
+        return EMU_OK;
+    }
     const uint8_t *host = src;
     for (uint64_t off = 0; off < bytes;) {
         uint64_t p = (addr + off) >> u->page_shift;
@@ -222,5 +320,20 @@ EmuStatus emu_uvm_sync_in(EmuDevice *d, uint64_t addr, const void *src, uint64_t
         }
         off += len;
     }
+    return EMU_OK;
+}
+
+EmuStatus emu_uvm_sync_out(EmuDevice *d, uint64_t addr, void *dst, uint64_t bytes)
+{
+    UvmRange *r;
+    uint8_t *dev = sync_range(d, addr, bytes, &r);
+    if (!dev || (!dst && bytes) || (r->digest && bytes && dst != dev))
+        return EMU_ERR_INVALID_VALUE;
+    if (!bytes)
+        return EMU_OK;
+    if (r->digest) /* one copy: the device's writes are not the host's */
+        range_digests(&d->uvm, r, dev - (addr - r->base), addr, bytes, 0);
+    else
+        memcpy(dst, dev, bytes);
     return EMU_OK;
 }

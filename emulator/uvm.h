@@ -3,8 +3,12 @@
  * one costs in timing mode (docs/unified-memory.md).
  *
  * The runtime registers each managed range (emu_uvm_add), tells the device before every
- * launch what the host wrote (emu_uvm_sync_in copies the pages that differ and marks them
- * host-resident) and passes cudaMemPrefetchAsync on (emu_uvm_prefetch). A page is in one
+ * launch what the host wrote (emu_uvm_sync_in marks the pages the host changed
+ * host-resident), lets it take stock after it (emu_uvm_sync_out) and passes
+ * cudaMemPrefetchAsync on (emu_uvm_prefetch). A range whose bytes are the host's own
+ * (emu_malloc_mapped, one copy) finds the host's changes by comparing a digest of every
+ * UVM_PIECE bytes with the one taken after the last launch; any other range (a
+ * __managed__ variable, whose host shadow is a second copy) compares the bytes. A page is in one
  * of three states: NEW (never touched by the device and not written by the host), HOST
  * and DEVICE. In timing mode the LD/ST unit asks uvm_touch about every global access:
  * the first touch of a NEW page costs a fault (um.fault_cycles), of a HOST page a fault
@@ -27,7 +31,15 @@ typedef struct UvmRange {
     uint8_t *state;       /* per page: UVM_NEW, UVM_HOST, UVM_DEVICE */
     uint64_t *seq;        /* per page: the timing launch that started its migration */
     Cycle *ready;         /* per page: the cycle that migration ended (in launch seq) */
+    uint64_t *digest;     /* per UVM_PIECE piece when the bytes are the host's, else NULL */
 } UvmRange;
+
+/* Pieces of a range for the digests: UVM_PIECE-aligned device addresses (at most
+ * um.page_bytes, so a piece lies in one page), clipped to the range. */
+enum { UVM_PIECE_SHIFT = 12, UVM_PIECE = 1 << UVM_PIECE_SHIFT };
+/* The digest of n bytes: a change confined to one of its four 8-byte lanes (every 32nd
+ * byte group, for example one changed word) always changes it. */
+uint64_t uvm_digest(const uint8_t *p, size_t n);
 
 enum { UVM_NEW, UVM_HOST, UVM_DEVICE };
 

@@ -4,26 +4,28 @@
  *
  * Model. A managed block must be valid at the same pointer value on the host and on the
  * device. The emulator's addresses are not host addresses, so the runtime makes one
- * range both: it allocates device memory (emu_malloc) with a page of slack, takes the
- * first page-aligned address inside it, and maps anonymous host memory at exactly that
- * address (mmap MAP_FIXED_NOREPLACE, so nothing already mapped is ever replaced). The
- * host copy is the current one whenever the program runs: copies and sets on a managed
- * range use it directly (memory.c), and each launch brings the device's copy up to date
- * before the kernel runs (emu_uvm_sync_in copies the bytes that differ and marks their
- * pages host-resident, which in timing mode makes the first device touch migrate them)
- * and copies every block back after it (kernels run to completion inside the launch, so
- * the host never sees a kernel half done). cudaFree, cudaDeviceReset and the
- * device going away at exit unmap the host side and free the device side. A block
- * belongs to the device that was current when it was allocated (its address says
- * which): that device's launches keep it current, and only that device's kernels can
- * reach it (docs/multi-device.md).
+ * range both: the device allocates it at a page-aligned address (emu_malloc_mapped) and
+ * asks the runtime for its bytes, and the runtime maps anonymous host memory at exactly
+ * that address (mmap MAP_FIXED_NOREPLACE, so nothing already mapped is ever replaced).
+ * There is one copy of the bytes, which the host program and the device's kernels both
+ * use; kernels run to completion inside the launch, so the host never sees a kernel half
+ * done. Around each launch the device takes stock of the block (emu_uvm_sync_in before
+ * it marks the pages the host changed host-resident, which in timing mode makes the first
+ * device touch migrate them; emu_uvm_sync_out after it records the device's own writes).
+ * A __managed__ variable has two copies (its host shadow and its device copy), copied in
+ * before each launch and out after it. cudaFree, cudaDeviceReset and the device going
+ * away at exit free the device side and unmap the host side. A block belongs to the
+ * device that was current when it was allocated (its address says which): that device's
+ * launches keep it current, and only that device's kernels can reach it
+ * (docs/multi-device.md).
  *
- * Limits. Every launch compares all managed bytes and copies them back out;
- * a device access to the slack between the block's end and its allocation's end is
- * not reported as out of bounds; the mapping fails, with cudaErrorMemoryAllocation and
- * one line on stderr, where the host already uses the device's addresses (for example
- * the shadow memory of AddressSanitizer). Prefetching moves the pages' residency
- * (docs/unified-memory.md); advice is validated and does nothing.
+ * Limits. Every launch reads all managed bytes twice (to find the host's changes and to
+ * record the device's); a device access to the rest of the block's last host page is
+ * reported as out of bounds, a host access to it is not; the mapping fails, with
+ * cudaErrorMemoryAllocation and one line on stderr, where the host already uses the
+ * device's addresses (for example the shadow memory of AddressSanitizer). Prefetching
+ * moves the pages' residency (docs/unified-memory.md); advice is validated and does
+ * nothing.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -87,37 +89,47 @@ static int rt_map_at(void *at, size_t len)
     return 0;
 }
 
+/* What the device's allocator asks of the host (EmuMapFn): `reserved` bytes mapped at
+ * exactly addr. */
+typedef struct RtMapTry {
+    uint64_t at; /* the address tried */
+    int err;     /* errno when the mapping failed, else 0 */
+} RtMapTry;
+
+static void *rt_map_cb(void *ctx, uint64_t addr, uint64_t reserved)
+{
+    RtMapTry *t = ctx;
+    t->at = addr;
+    t->err = rt_map_at(rt_ptr(addr), (size_t)reserved) ? (errno ? errno : EEXIST) : 0;
+    return t->err ? NULL : rt_ptr(addr);
+}
+
 static cudaError_t rt_managed_new(RtContext *c, EmuDevice *dev, size_t size, void **out)
 {
     size_t page = rt_page();
     if (size > SIZE_MAX - 2 * page)
         return cudaErrorMemoryAllocation;
-    size_t mapped = (size + page - 1) / page * page;
     RtManaged *m = calloc(1, sizeof *m);
     if (!m)
         return cudaErrorMemoryAllocation;
-    if (emu_malloc(dev, mapped + page, &m->alloc) != EMU_OK) {
+    RtMapTry t = {0};
+    if (emu_malloc_mapped(dev, size, page, rt_map_cb, &t, &m->alloc) != EMU_OK) {
+        if (t.err)
+            fprintf(stderr, "xgpu: cudaMallocManaged: cannot map host memory at 0x%llx (%s)\n",
+                    (unsigned long long)t.at, strerror(t.err));
         free(m);
         return cudaErrorMemoryAllocation;
     }
-    uint64_t at = (m->alloc + page - 1) / page * page;
-    if (rt_map_at(rt_ptr(at), mapped)) {
-        fprintf(stderr, "xgpu: cudaMallocManaged: cannot map host memory at 0x%llx (%s)\n",
-                (unsigned long long)at, strerror(errno));
-        emu_free(dev, m->alloc);
-        free(m);
-        return cudaErrorMemoryAllocation;
-    }
-    if (emu_uvm_add(dev, at, size) != EMU_OK) {
-        munmap(rt_ptr(at), mapped);
-        emu_free(dev, m->alloc);
-        free(m);
-        return cudaErrorMemoryAllocation;
-    }
-    rt_note_device_range(c, m->alloc, mapped + page);
-    m->ptr = rt_ptr(at);
+    m->ptr = rt_ptr(m->alloc);
     m->size = size;
-    m->mapped = mapped;
+    m->mapped = (size + page - 1) / page * page;
+    if (emu_uvm_add(dev, m->alloc, size) != EMU_OK) {
+        emu_free(dev, m->alloc);
+        munmap(m->ptr, m->mapped);
+        free(m);
+        return cudaErrorMemoryAllocation;
+    }
+    rt_note_device_range(c, m->alloc, m->mapped);
     m->next = c->d->managed;
     c->d->managed = m;
     *out = m->ptr;
@@ -138,11 +150,11 @@ cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)
 
 static void rt_managed_release(RtDev *d, RtManaged *m)
 {
-    munmap(m->ptr, m->mapped);
     if (d->emu) {
-        emu_uvm_remove(d->emu, rt_addr(m->ptr));
+        emu_uvm_remove(d->emu, m->alloc);
         emu_free(d->emu, m->alloc);
     }
+    munmap(m->ptr, m->mapped); /* the device no longer uses it */
     free(m);
 }
 
@@ -160,13 +172,14 @@ cudaError_t rt_managed_free(RtContext *c, void *p)
     return cudaErrorInvalidValue;
 }
 
-/* Before a launch: the device sees what the host wrote, and the pages the host changed
- * are host-resident again (in timing mode they migrate on first touch). */
+/* Before a launch: the device sees what the host wrote (a block's bytes are already the
+ * device's; a variable's shadow is copied in), and the pages the host changed are
+ * host-resident again (in timing mode they migrate on first touch). */
 cudaError_t rt_managed_to_device(RtContext *c)
 {
     RtDev *d = c->d;
     for (RtManaged *m = d->managed; m; m = m->next)
-        if (emu_uvm_sync_in(d->emu, rt_addr(m->ptr), m->ptr, m->size) != EMU_OK)
+        if (emu_uvm_sync_in(d->emu, m->alloc, m->ptr, m->size) != EMU_OK)
             return cudaErrorUnknown;
     for (RtManagedVar *v = d->managed_vars; v; v = v->next)
         if ((v->uvm ? emu_uvm_sync_in(d->emu, v->dev, v->shadow, v->size)
@@ -175,12 +188,13 @@ cudaError_t rt_managed_to_device(RtContext *c)
     return cudaSuccess;
 }
 
-/* After a launch (also a faulting one): the host sees what the kernel wrote. */
+/* After a launch (also a faulting one): the host sees what the kernel wrote (a block's
+ * device takes stock of its bytes; a variable's device copy goes out to its shadow). */
 void rt_managed_to_host(RtContext *c)
 {
     RtDev *d = c->d;
     for (RtManaged *m = d->managed; m; m = m->next)
-        emu_copy_from_device(d->emu, m->ptr, rt_addr(m->ptr), m->size);
+        emu_uvm_sync_out(d->emu, m->alloc, m->ptr, m->size);
     for (RtManagedVar *v = d->managed_vars; v; v = v->next)
         emu_copy_from_device(d->emu, v->shadow, v->dev, v->size);
 }

@@ -35,10 +35,9 @@
  * start of a launch, reset, exit), also once the device has faulted, so that what a
  * kernel printed before an assertion failed appears at the call that reports it.
  *
- * Managed memory (managed.c). A cudaMallocManaged block is a device allocation whose
- * page-aligned start is also mapped on the host at the same address; the host copy is
- * the current one between launches, copies and sets use it directly, and each launch
- * copies every block to the device before it runs and back after it. A __managed__
+ * Managed memory (managed.c). A cudaMallocManaged block is a device allocation at a
+ * page-aligned address whose bytes are host memory mapped at the same address: one copy,
+ * used directly by the host program, by copies and sets, and by kernels. A __managed__
  * variable is a __device__ variable that xgpu-cc marks managed: its host shadow is its
  * host copy, kept current the same way (copied in before each launch, out after, and
  * around symbol copies to it), from the load of its module on.
@@ -128,8 +127,8 @@ typedef struct RtManagedVar {
 
 typedef struct RtManaged {
     struct RtManaged *next;
-    uint64_t alloc; /* the device allocation holding it (what emu_free takes) */
-    uint8_t *ptr;   /* page-aligned, inside the allocation */
+    uint64_t alloc; /* the device allocation (emu_malloc_mapped): ptr's address */
+    uint8_t *ptr;   /* page-aligned; the allocation's bytes, mapped on the host */
     size_t size;    /* bytes asked for */
     size_t mapped;  /* host bytes mapped at ptr: size in whole pages */
 } RtManaged;

@@ -199,3 +199,63 @@ Test(memory, host_api_checks_ranges)
     emu_mem_info(dev, &used, &total);
     cr_expect_eq(used, 200);
 }
+
+/* Host memory handed to emu_malloc_mapped (a stand-in for the runtime's mapping). */
+typedef struct MapBuf {
+    uint8_t *mem;
+    uint64_t addr, reserved;
+    int calls, refuse;
+} MapBuf;
+
+static void *map_buf(void *ctx, uint64_t addr, uint64_t reserved)
+{
+    MapBuf *b = ctx;
+    b->calls++;
+    if (b->refuse)
+        return NULL;
+    b->addr = addr, b->reserved = reserved;
+    b->mem = aligned_alloc(4096, (size_t)reserved);
+    if (b->mem)
+        memset(b->mem, 0, (size_t)reserved);
+    return b->mem;
+}
+
+Test(memory, mapped_allocation_uses_the_callers_bytes)
+{
+    MapBuf b = {0};
+    uint64_t a, next, used;
+    cr_assert_eq(emu_malloc(dev, 100, &next), EMU_OK); /* leaves next unaligned to 4 KiB */
+    cr_assert_eq(emu_malloc_mapped(dev, 5000, 4096, map_buf, &b, &a), EMU_OK);
+    cr_expect_eq(b.calls, 1);
+    cr_expect_eq(a % 4096, 0);
+    cr_expect_eq(b.addr, a);
+    cr_expect_eq(b.reserved, 8192, "rounded up to the alignment");
+    emu_mem_info(dev, &used, NULL);
+    cr_expect_eq(used, 5100);
+    /* one copy: the device's bytes are the caller's */
+    b.mem[4999] = 42;
+    uint8_t v = 0;
+    cr_expect_eq(emu_copy_from_device(dev, &v, a + 4999, 1), EMU_OK);
+    cr_expect_eq(v, 42);
+    cr_expect_eq(emu_memset(dev, a, 7, 10), EMU_OK);
+    cr_expect_eq(b.mem[9], 7);
+    cr_expect_eq(emu_memset(dev, a + 5000, 0, 1), EMU_ERR_INVALID_VALUE,
+                 "the rest of the last page is not the allocation's");
+    cr_assert_eq(emu_malloc(dev, 16, &next), EMU_OK);
+    cr_expect_geq(next, a + 8192, "nothing else inside the reserved range");
+    /* freeing leaves the caller's memory alone */
+    cr_expect_eq(emu_free(dev, a), EMU_OK);
+    cr_expect_eq(b.mem[9], 7);
+    free(b.mem);
+    /* a refused mapping fails the allocation and leaves nothing behind */
+    MapBuf no = {.refuse = 1};
+    emu_mem_info(dev, &used, NULL);
+    cr_expect_eq(emu_malloc_mapped(dev, 4096, 4096, map_buf, &no, &a), EMU_ERR_OUT_OF_MEMORY);
+    cr_expect_eq(no.calls, 1);
+    uint64_t after;
+    emu_mem_info(dev, &after, NULL);
+    cr_expect_eq(after, used);
+    cr_expect_eq(emu_malloc_mapped(dev, 4096, 1000, map_buf, &b, &a), EMU_ERR_INVALID_VALUE,
+                 "alignment not a power of two");
+    cr_expect_eq(emu_malloc_mapped(dev, 0, 4096, map_buf, &b, &a), EMU_ERR_INVALID_VALUE);
+}

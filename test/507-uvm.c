@@ -6,6 +6,8 @@
  * never held back (the same accesses without managed pages take as long).
  */
 #include "500-mem-util.h"
+#include <stdlib.h>
+#include "device.h"
 #include "uvm.h"
 
 #define CFG T_SAME_CLOCKS ";um.fault_cycles=1000;um.bytes_per_cycle=16;um.page_bytes=4096"
@@ -122,4 +124,98 @@ Test(uvm, ranges_must_not_overlap)
     uvm_remove(&u, BASE);
     cr_expect_eq(uvm_add(&u, BASE + 100, 10), EMU_OK);
     uvm_fini(&u);
+}
+
+/* ---- one copy: the host's changes found from digests -------------------------------- */
+
+static void *map_buf(void *ctx, uint64_t addr, uint64_t reserved)
+{
+    (void)addr;
+    uint8_t **mem = ctx;
+    *mem = aligned_alloc(4096, (size_t)reserved);
+    if (*mem)
+        memset(*mem, 0, (size_t)reserved);
+    return *mem;
+}
+
+Test(uvm, a_mapped_range_finds_the_hosts_changes_by_piece)
+{
+    setenv("XGPU_MODE", "functional", 1);
+    setenv("XGPU_SET", "um.page_bytes=4096", 1);
+    EmuDevice *d = NULL;
+    char err[256] = "";
+    cr_assert_eq(emu_create(&d, err, sizeof err), EMU_OK, "%s", err);
+    unsetenv("XGPU_SET");
+    enum { SIZE = 5 * 4096 + 100 };
+    uint8_t *mem = NULL;
+    uint64_t a;
+    cr_assert_eq(emu_malloc_mapped(d, SIZE, 4096, map_buf, &mem, &a), EMU_OK);
+    cr_assert_eq(emu_uvm_add(d, a, SIZE), EMU_OK);
+    const UvmRange *r = &d->uvm.r[0];
+    cr_assert_not_null(r->digest, "a mapped range keeps digests");
+    uint8_t other[SIZE];
+    cr_expect_eq(emu_uvm_sync_in(d, a, other, SIZE), EMU_ERR_INVALID_VALUE,
+                 "one copy: the source must be the allocation's own bytes");
+    cr_expect_eq(emu_uvm_sync_out(d, a, other, SIZE), EMU_ERR_INVALID_VALUE);
+    cr_expect_eq(emu_uvm_sync_in(d, a, mem, SIZE), EMU_OK);
+    for (int p = 0; p < 6; p++)
+        cr_expect_eq(r->state[p], UVM_NEW, "page %d: nothing written yet", p);
+    mem[4096 + 17] ^= 0x80;                         /* page 1 */
+    mem[SIZE - 1] = 1;                              /* page 5, the short tail */
+    uint64_t w;
+    memcpy(&w, mem + 3 * 4096 + 8, 8);              /* page 3: the same bytes again */
+    memcpy(mem + 3 * 4096 + 8, &w, 8);
+    cr_expect_eq(emu_uvm_sync_in(d, a, mem, SIZE), EMU_OK);
+    static const int host[6] = {0, 1, 0, 0, 0, 1};
+    for (int p = 0; p < 6; p++)
+        cr_expect_eq(r->state[p], host[p] ? UVM_HOST : UVM_NEW, "page %d", p);
+    /* the device's writes (here through the copy API, as a kernel's stores would land)
+     * are taken stock of after the launch, so the next launch does not see them as the
+     * host's */
+    cr_assert_eq(uvm_prefetch(&d->uvm, a, SIZE, 1), EMU_OK);
+    cr_expect_eq(emu_memset(d, a + 2 * 4096, 9, 4), EMU_OK);
+    cr_expect_eq(emu_uvm_sync_out(d, a, mem, SIZE), EMU_OK);
+    cr_expect_eq(emu_uvm_sync_in(d, a, mem, SIZE), EMU_OK);
+    cr_expect_eq(r->state[2], UVM_DEVICE);
+    /* a prefetch's sync of part of the range: only the pieces it touches */
+    mem[0] = 5, mem[4 * 4096] = 5;
+    cr_expect_eq(emu_uvm_sync_in(d, a + 4 * 4096 + 10, mem + 4 * 4096 + 10, 20), EMU_OK);
+    cr_expect_eq(r->state[4], UVM_HOST);
+    cr_expect_eq(r->state[0], UVM_DEVICE, "not synced yet");
+    cr_expect_eq(emu_uvm_sync_in(d, a, mem, SIZE), EMU_OK);
+    cr_expect_eq(r->state[0], UVM_HOST);
+    emu_uvm_remove(d, a);
+    cr_expect_eq(emu_free(d, a), EMU_OK);
+    emu_destroy(d);
+    free(mem);
+}
+
+Test(uvm, a_digest_changes_with_any_one_word)
+{
+    uint8_t buf[4096 + 20];
+    uint64_t x = 12345;
+    for (size_t i = 0; i < sizeof buf; i++)
+        buf[i] = (uint8_t)(t_next(&x) >> 24);
+    for (size_t n = 4096; n <= sizeof buf; n += 20) {
+        uint64_t d0 = uvm_digest(buf, n);
+        for (size_t i = 0; i < n; i++)
+            for (int bit = 0; bit < 8; bit += 7) {
+                buf[i] ^= (uint8_t)(1u << bit);
+                cr_assert_neq(uvm_digest(buf, n), d0, "byte %zu bit %d of %zu", i, bit, n);
+                buf[i] ^= (uint8_t)(1u << bit);
+            }
+    }
+    /* the sign bits of two words of one lane (32 bytes apart), and of every pair of
+     * neighbouring floats: changes that a digest without rotation would miss */
+    uint64_t d0 = uvm_digest(buf, 4096);
+    for (size_t i = 7; i + 32 < 4096; i += 8) {
+        buf[i] ^= 0x80, buf[i + 32] ^= 0x80;
+        cr_assert_neq(uvm_digest(buf, 4096), d0, "sign bits at %zu and %zu", i, i + 32);
+        buf[i] ^= 0x80, buf[i + 32] ^= 0x80;
+        buf[i - 4] ^= 0x80, buf[i] ^= 0x80;
+        cr_assert_neq(uvm_digest(buf, 4096), d0, "sign bits at %zu and %zu", i - 4, i);
+        buf[i - 4] ^= 0x80, buf[i] ^= 0x80;
+    }
+    uint8_t zero[100] = {0};
+    cr_expect_neq(uvm_digest(zero, 99), uvm_digest(zero, 100), "the length counts");
 }

@@ -502,6 +502,36 @@ Test(managed, intro_program_timing)
     free(out);
 }
 
+/* One copy of a managed block: the launch does not add the block's size to the peak
+ * resident size (a second, device-side copy would), in either mode. */
+static void expect_held_once(const char *mode)
+{
+    XT_SKIP_UNDER_ASAN();
+    char *out = NULL;
+    const char *exe = xt_compile_e2e("um_footprint", "-O2");
+    int rc = xt_runf(&out, "XGPU_MODE=%s %s 64", mode, exe);
+    cr_assert_eq(rc, 0, "exit %d:\n%s", rc, out);
+    long size = 0, growth = -1;
+    const char *p = strstr(out, "size_kib:"), *q = strstr(out, "growth_kib:");
+    cr_assert(p && q && sscanf(p, "size_kib: %ld", &size) == 1 &&
+              sscanf(q, "growth_kib: %ld", &growth) == 1, "%s", out);
+    cr_expect_eq(size, 64 << 10);
+    cr_expect_lt(growth, size / 8, "%s: the launch grew the peak by %ld KiB of %ld", mode,
+                 growth, size);
+    cr_expect(strstr(out, "PASS"), "%s", out);
+    free(out);
+}
+
+Test(managed, held_once_functional)
+{
+    expect_held_once("functional");
+}
+
+Test(managed, held_once_timing)
+{
+    expect_held_once("timing");
+}
+
 Test(managed, same_pointer_on_host_and_device, .init = setup)
 {
     XT_SKIP_UNDER_ASAN();

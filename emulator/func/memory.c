@@ -22,37 +22,76 @@ void emu_mem_init(EmuMem *m, uint64_t capacity, uint64_t base, uint64_t limit)
 void emu_mem_fini(EmuMem *m)
 {
     for (size_t i = 0; i < m->nlive; i++)
-        free(m->live[i].host);
+        if (!m->live[i].mapped)
+            free(m->live[i].host);
     free(m->live);
     memset(m, 0, sizeof *m);
 }
 
-EmuStatus emu_mem_alloc(EmuMem *m, uint64_t bytes, uint64_t *addr)
+/* Room for an allocation of `bytes` at the next address aligned to align, reserving
+ * `reserved` ≥ bytes addresses for it: its base, or 0 when the capacity, the device's
+ * address range or the table is exhausted. */
+static uint64_t mem_room(EmuMem *m, uint64_t bytes, uint64_t reserved, uint64_t align)
 {
-    if (bytes > m->capacity - m->used)
-        return EMU_ERR_OUT_OF_MEMORY;
-    if (m->next > m->limit || bytes > m->limit - m->next ||
-        m->limit - m->next - bytes < EMU_ALLOC_GAP + EMU_ALLOC_ALIGN)
-        return EMU_ERR_OUT_OF_MEMORY; /* the device's range is exhausted (never reused) */
+    uint64_t base = (m->next + align - 1) & ~(align - 1);
+    if (bytes > m->capacity - m->used || base < m->next || base > m->limit ||
+        reserved > m->limit - base ||
+        m->limit - base - reserved < EMU_ALLOC_GAP + EMU_ALLOC_ALIGN)
+        return 0; /* the device's range is exhausted (addresses are never reused) */
     if (m->nlive == m->cap) {
         size_t cap = m->cap ? m->cap * 2 : 64;
         EmuAlloc *p = realloc(m->live, cap * sizeof *p);
         if (!p)
-            return EMU_ERR_OUT_OF_MEMORY;
+            return 0;
         m->live = p;
         m->cap = cap;
     }
+    return base;
+}
+
+/* Enters [base, base+bytes) backed by host; the next allocation starts after the gap
+ * that follows [base, base+reserved). */
+static void mem_enter(EmuMem *m, uint64_t base, uint64_t bytes, uint64_t reserved,
+                      uint8_t *host, int mapped)
+{
+    EmuAlloc *a = &m->live[m->nlive++];
+    *a = (EmuAlloc){.base = base, .size = bytes, .host = host, .mapped = mapped};
+    uint64_t end = base + reserved + EMU_ALLOC_GAP;
+    m->next = (end + EMU_ALLOC_ALIGN - 1) & ~(uint64_t)(EMU_ALLOC_ALIGN - 1);
+    m->used += bytes;
+}
+
+EmuStatus emu_mem_alloc(EmuMem *m, uint64_t bytes, uint64_t *addr)
+{
+    uint64_t base = mem_room(m, bytes, bytes, EMU_ALLOC_ALIGN);
+    if (!base)
+        return EMU_ERR_OUT_OF_MEMORY;
     uint8_t *host = calloc(1, bytes ? bytes : 1);
     if (!host)
         return EMU_ERR_OUT_OF_MEMORY;
-    EmuAlloc *a = &m->live[m->nlive++];
-    a->base = m->next;
-    a->size = bytes;
-    a->host = host;
-    uint64_t end = a->base + bytes + EMU_ALLOC_GAP;
-    m->next = (end + EMU_ALLOC_ALIGN - 1) & ~(uint64_t)(EMU_ALLOC_ALIGN - 1);
-    m->used += bytes;
-    *addr = a->base;
+    mem_enter(m, base, bytes, bytes, host, 0);
+    *addr = base;
+    return EMU_OK;
+}
+
+EmuStatus emu_mem_alloc_mapped(EmuMem *m, uint64_t bytes, uint64_t align, EmuMapFn map,
+                               void *ctx, uint64_t *addr)
+{
+    if (!map || !bytes || align < EMU_ALLOC_ALIGN || (align & (align - 1)))
+        return EMU_ERR_INVALID_VALUE;
+    if (bytes > UINT64_MAX - align)
+        return EMU_ERR_OUT_OF_MEMORY;
+    uint64_t reserved = (bytes + align - 1) & ~(align - 1);
+    uint64_t base = mem_room(m, bytes, reserved, align);
+    if (!base)
+        return EMU_ERR_OUT_OF_MEMORY;
+    uint8_t *host = map(ctx, base, reserved);
+    if (!host) {
+        m->next = base + reserved + EMU_ALLOC_GAP; /* never handed out */
+        return EMU_ERR_OUT_OF_MEMORY;
+    }
+    mem_enter(m, base, bytes, reserved, host, 1);
+    *addr = base;
     return EMU_OK;
 }
 
@@ -79,7 +118,8 @@ EmuStatus emu_mem_release(EmuMem *m, uint64_t addr)
     if (i < 0 || m->live[i].base != addr)
         return EMU_ERR_INVALID_VALUE;
     EmuAlloc a = m->live[i];
-    free(a.host);
+    if (!a.mapped)
+        free(a.host);
     memmove(&m->live[i], &m->live[i + 1], (m->nlive - (size_t)i - 1) * sizeof a);
     m->nlive--;
     m->last = 0;
@@ -160,6 +200,14 @@ EmuStatus emu_malloc(EmuDevice *d, uint64_t bytes, uint64_t *addr)
     if (!d || !addr)
         return EMU_ERR_INVALID_VALUE;
     return emu_mem_alloc(&d->mem, bytes, addr);
+}
+
+EmuStatus emu_malloc_mapped(EmuDevice *d, uint64_t bytes, uint64_t align, EmuMapFn map,
+                            void *ctx, uint64_t *addr)
+{
+    if (!d || !addr)
+        return EMU_ERR_INVALID_VALUE;
+    return emu_mem_alloc_mapped(&d->mem, bytes, align, map, ctx, addr);
 }
 
 EmuStatus emu_free(EmuDevice *d, uint64_t addr)

@@ -7,7 +7,9 @@
  * unmapped gap after each one so that running off the end faults instead of landing in a
  * neighbour. Addresses are never reused, so a stale pointer can always be recognised:
  * the last EMU_FREED_KEEP freed ranges are remembered to name them in fault messages.
- * Each allocation has its own zero-filled host block. The live table is sorted by base
+ * Each allocation has its own zero-filled host block, or one its creator provides
+ * (emu_mem_alloc_mapped: managed memory, whose bytes the host program reads and writes at
+ * the same addresses, so there is one copy of them). The live table is sorted by base
  * (allocation order is address order); lookups cache the last hit.
  */
 #ifndef EMU_MEMORY_H
@@ -24,6 +26,7 @@
 typedef struct EmuAlloc {
     uint64_t base, size;
     uint8_t *host;
+    int mapped; /* host is its creator's (emu_mem_alloc_mapped): never freed here */
 } EmuAlloc;
 
 typedef struct EmuRange {
@@ -44,6 +47,12 @@ typedef struct EmuMem {
 void emu_mem_init(EmuMem *m, uint64_t capacity, uint64_t base, uint64_t limit);
 void emu_mem_fini(EmuMem *m);
 EmuStatus emu_mem_alloc(EmuMem *m, uint64_t bytes, uint64_t *addr);
+/* An allocation of `bytes` at an address aligned to `align` (a power of two) whose bytes
+ * are the host memory map(ctx, addr, reserved) returns: `reserved` is bytes rounded up to
+ * align, and no other allocation's addresses fall inside [addr, addr + reserved). NULL
+ * from map fails the allocation (EMU_ERR_OUT_OF_MEMORY; the addresses stay unused). */
+EmuStatus emu_mem_alloc_mapped(EmuMem *m, uint64_t bytes, uint64_t align, EmuMapFn map,
+                               void *ctx, uint64_t *addr);
 EmuStatus emu_mem_release(EmuMem *m, uint64_t addr);
 /* The live allocation holding all of [addr, addr+bytes), or NULL. emu_mem_find remembers
  * the last one found; emu_mem_lookup changes nothing (safe from several threads). */

@@ -193,6 +193,16 @@ EmuStatus emu_symbol(const EmuModule *m, const char *name, uint64_t *addr, uint6
 /* Memory. emu_free of an address that is not the start of a live allocation fails with
  * EMU_ERR_INVALID_VALUE. Copies check both ends against live allocations. */
 EmuStatus emu_malloc(EmuDevice *d, uint64_t bytes, uint64_t *addr);
+/* An allocation whose bytes are host memory the caller provides (managed memory: the
+ * host program uses the same addresses, so there is one copy). The address is aligned to
+ * `align` (a power of two, at least 256); map(ctx, addr, reserved) must return `reserved`
+ * bytes (bytes rounded up to align) of host memory for it, or NULL to fail the allocation
+ * (EMU_ERR_OUT_OF_MEMORY). No other allocation's addresses fall inside [addr, addr +
+ * reserved). The device never frees that memory: the caller releases it after emu_free
+ * (or after the device is destroyed). */
+typedef void *(*EmuMapFn)(void *ctx, uint64_t addr, uint64_t reserved);
+EmuStatus emu_malloc_mapped(EmuDevice *d, uint64_t bytes, uint64_t align, EmuMapFn map,
+                            void *ctx, uint64_t *addr);
 EmuStatus emu_free(EmuDevice *d, uint64_t addr);
 EmuStatus emu_copy_to_device(EmuDevice *d, uint64_t dst, const void *src, uint64_t bytes);
 EmuStatus emu_copy_from_device(EmuDevice *d, void *dst, uint64_t src, uint64_t bytes);
@@ -204,13 +214,19 @@ void emu_mem_info(const EmuDevice *d, uint64_t *used, uint64_t *total);
 /* Unified memory (docs/unified-memory.md): where managed pages are, for timing mode's
  * migration cost. emu_uvm_add registers [addr, addr+bytes) (inside an allocation,
  * overlapping no registered range) with every page not yet touched; emu_uvm_remove
- * forgets the range starting at addr. emu_uvm_sync_in, before a launch, copies the bytes
- * of src that differ from the device's copy of the registered range at addr and marks
- * their pages host-resident. emu_uvm_prefetch makes the pages of a part of a registered
- * range resident on the device (to_device) or, when they are, on the host. */
+ * forgets the range starting at addr. Before a launch, emu_uvm_sync_in brings the device
+ * up to date with the host's bytes at src and marks the pages the host changed
+ * host-resident; after it, emu_uvm_sync_out gives the host the device's bytes. For a
+ * range in an allocation from emu_malloc_mapped, src and dst must be the allocation's own
+ * host memory (one copy): sync_in finds the host's changes by a 64-bit digest of every
+ * 4 KiB piece, taken by sync_out (and emu_uvm_add); otherwise sync_in copies the bytes that
+ * differ from the device's copy and sync_out copies the range out. emu_uvm_prefetch makes
+ * the pages of a part of a registered range resident on the device (to_device) or, when
+ * they are, on the host. */
 EmuStatus emu_uvm_add(EmuDevice *d, uint64_t addr, uint64_t bytes);
 void emu_uvm_remove(EmuDevice *d, uint64_t addr);
 EmuStatus emu_uvm_sync_in(EmuDevice *d, uint64_t addr, const void *src, uint64_t bytes);
+EmuStatus emu_uvm_sync_out(EmuDevice *d, uint64_t addr, void *dst, uint64_t bytes);
 EmuStatus emu_uvm_prefetch(EmuDevice *d, uint64_t addr, uint64_t bytes, int to_device);
 
 /* Hints the runtime holds, for the launches that follow (docs/architecture.md, "Hints
