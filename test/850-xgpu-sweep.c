@@ -284,3 +284,83 @@ Test(sweep, a_program_from_source_is_compiled_once)
     snprintf(path, sizeof path, "%s/build/vecadd", res);
     cr_expect_eq(access(path, X_OK), 0);
 }
+
+Test(sweep, slurm_dry_run_writes_the_array_job)
+{
+    const char *file = sweep_file("a.toml", basic);
+    char res[512], *out = NULL;
+    snprintf(res, sizeof res, "%s", xt_tmp("dres"));
+    int rc = xt_runf(&out, "PATH=/nonexistent:$PATH %s run %s --out %s --backend slurm --dry-run "
+                           "--chunk 3 --partition gpu --time 0:30:00 --mem 4G "
+                           "--sbatch-arg=--qos=short",
+                     SWEEP, file, res);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_expect(strstr(out, "4 runs in 2 array tasks (not submitted)"), "%s", out);
+    free(out);
+    char path[700];
+    snprintf(path, sizeof path, "%s/slurm/job.sh", res);
+    char *job = xt_read(path, NULL);
+    cr_assert_not_null(job);
+    static const char *want[] = {"#SBATCH --array=0-1\n", "#SBATCH --partition=gpu\n",
+                                 "#SBATCH --time=0:30:00\n", "#SBATCH --mem=4G\n",
+                                 "#SBATCH --qos=short\n", "/slurm/task-%a.out\n",
+                                 " task ", "--task \"$SLURM_ARRAY_TASK_ID\"\n"};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        cr_expect(strstr(job, want[i]), "missing %s in:\n%s", want[i], job);
+    free(job);
+    snprintf(path, sizeof path, "%s/slurm/job.json", res);
+    cr_expect_neq(access(path, F_OK), 0, "nothing submitted");
+}
+
+/* The statistics of every run of a sweep directory, host times left out, one line each. */
+static char *stats_of(const char *dir)
+{
+    char *out = NULL;
+    int rc = xt_runf(&out,
+                     "python3 -c \"import json,glob,os,sys\n"
+                     "for p in sorted(glob.glob(sys.argv[1] + '/runs/*/result.json')):\n"
+                     "  r = json.load(open(p))\n"
+                     "  s = r['stats'] or {}\n"
+                     "  for l in s.get('launches', []) + [s.get('totals', {})]:\n"
+                     "    l.pop('host_seconds', 0); l.pop('host_cpu_seconds', 0)\n"
+                     "  print(r['id'], r['status'], json.dumps(r['stats'], sort_keys=True))\" %s",
+                     dir);
+    cr_assert_eq(rc, 0, "%s", out);
+    return out;
+}
+
+/* Needs a reachable Slurm cluster (.ci/run starts one: scripts/slurm-local.sh). */
+Test(sweep, slurm_backend_gives_the_local_results, .timeout = 300)
+{
+    char *out = NULL;
+    if (xt_run("sinfo -h -o %t | grep -Eq '^(idle|mix|alloc)'", &out) != 0) {
+        free(out);
+        cr_skip_test("no Slurm cluster with a free node (scripts/slurm-local.sh start)");
+    }
+    free(out);
+    const char *file = sweep_file("a.toml", basic);
+    char local[512], cluster[512];
+    snprintf(local, sizeof local, "%s", xt_tmp("local"));
+    snprintf(cluster, sizeof cluster, "%s", xt_tmp("cluster"));
+    int rc = xt_runf(&out, "%s run %s --out %s", SWEEP, file, local);
+    cr_assert_eq(rc, 0, "%s", out);
+    free(out);
+    rc = xt_runf(&out, "%s run %s --out %s --backend slurm --chunk 3 --poll 0.3", SWEEP, file,
+                 cluster);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_expect(strstr(out, "submitted Slurm job") && strstr(out, "(2 tasks, 4 runs)"), "%s", out);
+    cr_expect(strstr(out, "4 of 4 runs complete"), "%s", out);
+    free(out);
+    char *a = stats_of(local), *b = stats_of(cluster);
+    cr_expect_eq(count(a, "\n"), 4, "%s", a);
+    cr_expect(strstr(a, "\"cycles\": ") != NULL, "%s", a);
+    cr_expect_str_eq(a, b, "the cluster's statistics differ from the local ones");
+    free(a);
+    free(b);
+    /* a resubmission has nothing to do */
+    rc = xt_runf(&out, "%s run %s --out %s --backend slurm", SWEEP, file, cluster);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_expect(strstr(out, "4 of 4 runs already complete") && !strstr(out, "submitted"), "%s",
+              out);
+    free(out);
+}
