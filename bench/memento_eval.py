@@ -23,10 +23,18 @@ then the sample is recompiled with `xgpu-cc --reuse-profile`.
 cache-table entries 6/8/12, RTHLD 4..20 (recompiling), STHLD interval 5k..20k cycles and
 the S/L boundary 0.01..0.05.
 
+The runs go through xgpu-sweep (docs/sweeps.md): each group of runs is a sweep file
+OUT/sweeps/NAME.toml run into OUT/sweeps/NAME, so an interrupted evaluation rerun skips
+what is complete, and --backend slurm sends every group to a Slurm cluster as an array
+job (--sweep-arg ARG passes ARG on to `xgpu-sweep run`, e.g. --sweep-arg=--partition=gpu).
+Compiling and profiling stay on this machine.
+
 usage: bench/memento_eval.py [BUILD_DIR] [--out DIR] [--config PRESET] [--no-profile]
-                             [--sweeps] [--jobs N] [SAMPLE...]
+                             [--sweeps] [--jobs N] [--backend local|slurm]
+                             [--sweep-arg ARG]... [SAMPLE...]
 """
 import concurrent.futures
+import glob
 import json
 import os
 import subprocess
@@ -131,28 +139,74 @@ def pct(new, old):
     return (new / old - 1.0) * 100.0 if old else None
 
 
+def toml_str(v):
+    return json.dumps(str(v))  # a JSON string is a TOML basic string
+
+
 class Eval:
-    def __init__(self, build, out, preset, jobs):
+    """Runs the evaluation's runs as sweeps (tools/xgpu-sweep, docs/sweeps.md): locally
+    on `jobs` workers, or with --backend slurm as Slurm array jobs."""
+
+    def __init__(self, build, out, preset, jobs, sweep_args):
         self.build, self.out, self.preset = build, out, preset
         self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=jobs)
+        self.jobs, self.sweep_args = jobs, sweep_args
         self.rejected = {}
 
-    def runs(self, jobs):
-        """jobs: list of (key, exe, overrides); returns {key: figures or None}."""
-        futs = {self.pool.submit(run, exe, self.preset, ov): (key, ov) for key, exe, ov in jobs}
+    def runs(self, label, jobs):
+        """jobs: list of (key, exe, overrides); returns {key: figures or None}. The runs
+        are the sweep OUT/sweeps/LABEL.toml, run into OUT/sweeps/LABEL (a rerun of the
+        evaluation skips the runs already complete there)."""
+        progs = {}  # exe -> its points
+        for _, exe, ov in jobs:
+            point = dict(kv.split("=", 1) for kv in ov.split(";") if kv)
+            pts = progs.setdefault(exe, [])
+            if point not in pts:
+                pts.append(point)
+        lines = [f"mode = \"timing\"", "[axes]", f"preset = [{toml_str(self.preset)}]"]
+        for exe, pts in progs.items():
+            lines += ["", "[[program]]", f"name = {toml_str(os.path.basename(exe))}",
+                      f"command = [{toml_str(os.path.abspath(exe))}]"]
+            for pt in pts:
+                lines.append("[[program.point]]")
+                lines += [f"{toml_str(k)} = {toml_str(v)}" for k, v in pt.items()]
+        sweep_dir = os.path.join(self.out, "sweeps")
+        os.makedirs(sweep_dir, exist_ok=True)
+        path = os.path.join(sweep_dir, label + ".toml")
+        with open(path, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        res_dir = os.path.join(sweep_dir, label)
+        cmd = [os.path.join(self.build, "bin", "xgpu-sweep"), "run", path, "--out", res_dir]
+        cmd += self.sweep_args
+        r = subprocess.run(cmd)
+        if r.returncode not in (0, 1):  # 1: some runs failed, looked at below
+            sys.exit(f"{' '.join(cmd)}: exit {r.returncode}")
+        results = {}
+        for rd in glob.glob(os.path.join(res_dir, "runs", "*", "result.json")):
+            with open(rd) as f:
+                result = json.load(f)
+            params = {k: v for k, v in result["params"].items() if k != "preset"}
+            results[(result["program"], json.dumps(params, sort_keys=True))] = \
+                (result, os.path.dirname(rd))
         res = {}
-        for f in concurrent.futures.as_completed(futs):
-            key, ov = futs[f]
-            try:
-                res[key] = figures(f.result())
-            except RuntimeError as e:
-                msg = str(e)
-                why = [l for l in msg.splitlines() if "cannot create the device" in l]
-                if why:  # the configuration was refused before anything ran
-                    self.rejected[ov] = why[0].split("device: ", 1)[-1]
-                    res[key] = None
-                else:
-                    sys.exit(msg)
+        for key, exe, ov in jobs:
+            point = dict(kv.split("=", 1) for kv in ov.split(";") if kv)
+            found = results.get((os.path.basename(exe), json.dumps(point, sort_keys=True)))
+            if not found:
+                sys.exit(f"{label}: no result for {exe} [{ov}] in {res_dir}")
+            result, rd = found
+            stdout = open(os.path.join(rd, "stdout.txt"), errors="replace").read()
+            if result["status"] == 0 and "PASS" in stdout:
+                res[key] = figures(result["stats"])
+                continue
+            msg = result.get("stderr_tail") or ""
+            why = [l for l in msg.splitlines() if "cannot create the device" in l]
+            if why:  # the configuration was refused before anything ran
+                self.rejected[ov] = why[0].split("device: ", 1)[-1]
+                res[key] = None
+            else:
+                sys.exit(f"{exe} [{ov}]: exit {result['status']} "
+                         f"{result.get('error', '')}\n{stdout[-2000:]}{msg}")
         return res
 
 
@@ -285,7 +339,8 @@ def sweeps(ev, names, base_results):
     for title, key, values in SWEEPS:
         jobs = [((n, v), os.path.join(ev.build, "samples", n), f"{memento};{key}={v}")
                 for n in names for v in values]
-        res = ev.runs(jobs)
+        slug = title.split(" (")[0].replace(" ", "_").replace("/", "")
+        res = ev.runs(f"sweep-{slug}", jobs)
         curves[title] = (values, res)
     exes = {}
     for r in RTHLDS:
@@ -294,7 +349,7 @@ def sweeps(ev, names, base_results):
                                                                     f"{n}-rthld{r}"),
                                           [f"--rthld={r}"])
     jobs = [((n, r), exes[(n, r)], memento) for n in names for r in RTHLDS]
-    curves["RTHLD"] = (RTHLDS, ev.runs(jobs))
+    curves["RTHLD"] = (RTHLDS, ev.runs("sweep-RTHLD", jobs))
     summary = {}
     for title, (values, res) in curves.items():
         ipc, reads = [], []
@@ -317,6 +372,7 @@ def main():
     args = sys.argv[1:]
     build = args.pop(0) if args and not args[0].startswith("-") else "build"
     out, preset, profile, do_sweeps, jobs = None, "rtx2060-s", True, False, os.cpu_count()
+    sweep_args = []
     rest = []
     while args:
         a = args.pop(0)
@@ -330,13 +386,23 @@ def main():
             do_sweeps = True
         elif a == "--jobs":
             jobs = int(args.pop(0))
+        elif a == "--backend":
+            sweep_args += ["--backend", args.pop(0)]
+        elif a == "--sweep-arg":
+            sweep_args.append(args.pop(0))
+        elif a.startswith("--sweep-arg="):
+            sweep_args.append(a.split("=", 1)[1])
+        elif a.startswith("-"):
+            sys.exit(f"unknown option {a}\n{__doc__}")
         else:
             rest.append(a)
     out = out or os.path.join(build, "memento-eval")
     for d in ("", "prof", "bin"):
         os.makedirs(os.path.join(out, d), exist_ok=True)
     names = sample_names(rest)
-    ev = Eval(build, out, preset, jobs)
+    if "slurm" not in sweep_args:
+        sweep_args += ["--jobs", str(jobs)]
+    ev = Eval(build, out, preset, jobs, sweep_args)
     binaries = {(n, "static"): os.path.join(build, "samples", n) for n in names}
     bits_list = ["static"]
     if profile:
@@ -346,7 +412,7 @@ def main():
             binaries[(n, "profiled")] = f.result()
     jobs_ = [((n, b, p), binaries[(n, b)], ov) for n in names for b in bits_list
              for p, ov in POLICIES if b == "static" or p in USES_BITS]
-    results = ev.runs(jobs_)
+    results = ev.runs("policies", jobs_)
     policies = [p for p, _ in POLICIES]
     avgs = {}
     for b in bits_list:

@@ -81,6 +81,20 @@ Test(sweep, plan_is_the_product_of_the_axes)
     cr_expect(strstr(out, "XGPU_SET='emu.seed=7;core.sched=gto'"), "%s", out);
     cr_expect(strstr(out, "8 runs"), "%s", out);
     free(out);
+    /* points of a program's own, an empty one among them */
+    rc = xt_runf(&out, "%s plan %s", SWEEP,
+                 sweep_file("c.toml",
+                            "[[program]]\nname = \"a\"\ncommand = [\"true\"]\n"
+                            "[[program.point]]\n"
+                            "[[program.point]]\n\"rf.collector\" = \"ccu\"\n"
+                            "[[program]]\nname = \"b\"\ncommand = [\"true\"]\n"
+                            "[axes]\npreset = [\"gtx480\"]\n"));
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_expect(strstr(out, "a__preset=gtx480__r0: "), "%s", out);
+    cr_expect(strstr(out, "a__preset=gtx480__rf.collector=ccu__r0: "), "%s", out);
+    cr_expect(strstr(out, "b__preset=gtx480__r0: "), "%s", out);
+    cr_expect(strstr(out, "3 runs (2 programs)"), "%s", out);
+    free(out);
 }
 
 /* cycles of launch i in a stats or result file */
@@ -245,6 +259,9 @@ Test(sweep, bad_files_are_named)
         {"[[program]]\nname = \"a\"\ncommand = [\"true\"]\n[axes]\nx = [1]\n[[point]]\nx = 2\n",
          "point 1 sets 'x', which is also an axis"},
         {"[[program\n", "a.toml: "},
+        {"[[program]]\nname = \"a\"\ncommand = [\"true\"]\n[[program.point]]\nx = 1\n"
+         "[[program.point]]\nx = 1\n",
+         "program 'a': point 2 repeats an earlier one"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char *out = NULL;
