@@ -7,8 +7,9 @@ profiled ones, and writes to OUT (default BUILD/memento-eval):
 
   results.json   every run's figures (IPC, cycles, bank reads, CT hit ratio, RF energy)
   table.md       per-sample table and the averages beside the paper's headline numbers
-  *.svg          IPC normalized to the baseline, bank-read reduction, CT hit ratio, RF
-                 dynamic energy (and with --sweeps the sensitivity curves)
+  *.svg, *.pdf   IPC normalized to the baseline, bank-read reduction, CT hit ratio, RF
+                 dynamic energy (and with --sweeps the sensitivity curves), drawn with
+                 matplotlib
 
 Each run must print PASS and issue exactly the warp instructions of the baseline run of
 the same binary (timing never changes what executes). A policy the emulator rejects
@@ -42,7 +43,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import svgplot  # noqa: E402
+import plots as mpl  # noqa: E402
 from functional import geomean, sample_names  # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
@@ -329,8 +330,8 @@ def plots(out, results, names, policies, bits):
                    if f["rf_energy"] is not None and b["rf_energy"] else None, None),
     }
     for key, (title, ylabel, fn, base) in charts.items():
-        svg = svgplot.bars(f"{title} ({bits} bits)", ylabel, names, shown, series(fn), base)
-        open(os.path.join(out, f"{key}-{bits}.svg"), "w").write(svg)
+        mpl.bars(os.path.join(out, f"{key}-{bits}.svg"), f"{title} ({bits} bits)", ylabel,
+                   names, shown, series(fn), base)
 
 
 def sweeps(ev, names, base_results):
@@ -362,9 +363,8 @@ def sweeps(ev, names, base_results):
         summary[title] = {"values": values, "ipc_vs_baseline": ipc,
                           "bank_reads_vs_baseline": reads}
         slug = title.split(" (")[0].replace(" ", "_").replace("/", "")
-        open(os.path.join(ev.out, f"sweep-{slug}.svg"), "w").write(
-            svgplot.lines(f"memento: {title}", title, "IPC / baseline (geomean)", values,
-                          ["IPC / baseline"], [ipc]))
+        mpl.lines(os.path.join(ev.out, f"sweep-{slug}.svg"), f"memento: {title}", title,
+                    "IPC / baseline (geomean)", values, ["IPC / baseline"], [ipc])
     return summary
 
 

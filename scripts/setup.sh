@@ -11,7 +11,9 @@ packages=(
   libjson-c-dev                          # statistics and objdump JSON
   libcriterion-dev                       # tests
   libclang-rt-19-dev                     # sanitizer runtimes for the ASan/UBSan build
-  python3                                # bench and report scripts
+  python3                                # bench and report scripts, xgpu-sweep
+  python3-matplotlib                     # xgpu-report's and the evaluations' figures
+  chromium                               # the report's test opens the page headless
 )
 
 missing=()
