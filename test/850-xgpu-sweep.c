@@ -28,20 +28,12 @@ static const char *sweep_file(const char *name, const char *text)
     return path;
 }
 
-static int count(const char *hay, const char *needle)
-{
-    int n = 0;
-    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
-        n++;
-    return n;
-}
-
 /* The number of lines of a file. */
 static int lines(const char *path)
 {
     char *text = xt_read(path, NULL);
     cr_assert_not_null(text, "%s missing", path);
-    int n = count(text, "\n");
+    int n = xt_count(text, "\n");
     free(text);
     return n;
 }
@@ -60,7 +52,7 @@ Test(sweep, plan_is_the_product_of_the_axes)
     char *out = NULL;
     int rc = xt_runf(&out, "%s plan %s", SWEEP, sweep_file("a.toml", basic));
     cr_assert_eq(rc, 0, "%s", out);
-    cr_expect_eq(count(out, "vecadd__"), 4, "%s", out);
+    cr_expect_eq(xt_count(out, "vecadd__"), 4, "%s", out);
     cr_expect(strstr(out, "vecadd__core.sched=lrr__preset=gtx480__r0: "), "%s", out);
     cr_expect(strstr(out, "XGPU_CONFIG=gtx480 XGPU_SET=core.sched=lrr"), "%s", out);
     cr_expect(strstr(out, "4 runs (1 programs)"), "%s", out);
@@ -369,7 +361,7 @@ Test(sweep, slurm_backend_gives_the_local_results, .timeout = 300)
     cr_expect(strstr(out, "4 of 4 runs complete"), "%s", out);
     free(out);
     char *a = stats_of(local), *b = stats_of(cluster);
-    cr_expect_eq(count(a, "\n"), 4, "%s", a);
+    cr_expect_eq(xt_count(a, "\n"), 4, "%s", a);
     cr_expect(strstr(a, "\"cycles\": ") != NULL, "%s", a);
     cr_expect_str_eq(a, b, "the cluster's statistics differ from the local ones");
     free(a);

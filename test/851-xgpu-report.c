@@ -18,14 +18,6 @@
 #define SWEEP XGPU_BIN_DIR "/xgpu-sweep"
 #define GEMM XGPU_BUILD_DIR "/samples/gemm"
 
-static int count(const char *hay, const char *needle)
-{
-    int n = 0;
-    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
-        n++;
-    return n;
-}
-
 /* Two statistics files of gemm (small), with interval records, under two schedulers. */
 static void two_runs(const char *a, const char *b)
 {
@@ -58,8 +50,8 @@ Test(report, files_give_a_page_with_every_figure_also_as_svg_and_pdf, .timeout =
     cr_assert_not_null(text);
     for (size_t i = 0; i < sizeof figures / sizeof *figures; i++)
         cr_expect(strstr(text, figures[i]), "no %s in the page", figures[i]);
-    cr_expect_geq(count(text, "<figure"), 5);
-    cr_expect_eq(count(text, "<svg"), count(text, "<figure"), "every figure inlined");
+    cr_expect_geq(xt_count(text, "<figure"), 5);
+    cr_expect_eq(xt_count(text, "<svg"), xt_count(text, "<figure"), "every figure inlined");
     cr_expect(!strstr(text, "src=") && !strstr(text, "<link") && !strstr(text, "@import"),
               "nothing to fetch");
     cr_expect(strstr(text, "Against the baseline (lrr)"));
@@ -176,8 +168,8 @@ Test(report, the_page_loads_in_chromium, .timeout = 180)
         snprintf(want, sizeof want, "id=\"%s\"", figures[i]);
         cr_expect(strstr(out, want), "no %s in the loaded page", figures[i]);
     }
-    cr_expect_geq(count(out, "<svg"), 5);
-    cr_expect_eq(count(out, "<svg"), count(out, "<figure"));
+    cr_expect_geq(xt_count(out, "<svg"), 5);
+    cr_expect_eq(xt_count(out, "<svg"), xt_count(out, "<figure"));
     free(out);
     rc = xt_runf(&out, "mkdir -p %s/test-artifacts && cd %s && timeout 120 chromium %s "
                        "--window-size=1200,3000 --screenshot=%s/test-artifacts/report.png "

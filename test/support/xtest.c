@@ -182,3 +182,11 @@ void xt_expect_pass_both_modes(const char *name, const char *opt)
     cr_assert(out && strstr(out, "PASS"), "%s %s, functional mode:\n%s", name, opt, out);
     free(out);
 }
+
+int xt_count(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = hay; *needle && (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}

@@ -25,6 +25,9 @@ const char *xt_tmp(const char *name);
 int xt_write(const char *path, const char *text);
 char *xt_read(const char *path, size_t *len);
 
+/* How many times needle occurs in hay (non-overlapping). */
+int xt_count(const char *hay, const char *needle);
+
 /* Compiles XGPU_SOURCE_DIR/test/e2e/NAME.cu with xgpu-cc and the options opt into a
  * binary in xt_tmpdir() and returns its path; fails the test if xgpu-cc fails. */
 const char *xt_compile_e2e(const char *name, const char *opt);
