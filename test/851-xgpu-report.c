@@ -32,7 +32,8 @@ static void two_runs(const char *a, const char *b)
     free(out);
 }
 
-static const char *figures[] = {"fig-stalls", "fig-ipc-series", "fig-memory",
+static const char *figures[] = {"fig-stalls", "fig-ipc-series", "fig-stall-series-0",
+                                "fig-stall-series-1", "fig-memory",
                                 "fig-vs-baseline-ipc", "fig-vs-baseline-cycles"};
 
 Test(report, files_give_a_page_with_every_figure_also_as_svg_and_pdf, .timeout = 120)
@@ -43,7 +44,7 @@ Test(report, files_give_a_page_with_every_figure_also_as_svg_and_pdf, .timeout =
     snprintf(page, sizeof page, "%s", xt_tmp("r.html"));
     two_runs(a, b);
     char *out = NULL;
-    int rc = xt_runf(&out, "%s %s %s -o %s --baseline lrr", REPORT, a, b, page);
+    int rc = xt_runf(&out, "%s --compare %s %s -o %s --baseline lrr", REPORT, a, b, page);
     cr_assert_eq(rc, 0, "%s", out);
     free(out);
     char *text = xt_read(page, NULL);
@@ -132,6 +133,9 @@ Test(report, bad_inputs_are_named)
     rc = xt_runf(&out, "%s %s -o %s", REPORT, other, xt_tmp("x.html"));
     cr_expect_eq(rc, 2);
     cr_expect(strstr(out, "other.json: not an xgpu statistics file"), "%s", out);
+    free(out);
+    rc = xt_runf(&out, "%s --compare %s -o %s", REPORT, other, xt_tmp("x.html"));
+    cr_expect_eq(rc, 2);
     free(out);
     rc = xt_runf(&out, "%s %s -o %s", REPORT, xt_tmp("none.json"), xt_tmp("x.html"));
     cr_expect_eq(rc, 2);
