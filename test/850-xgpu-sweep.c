@@ -371,5 +371,21 @@ Test(sweep, slurm_backend_gives_the_local_results, .timeout = 300)
     cr_assert_eq(rc, 0, "%s", out);
     cr_expect(strstr(out, "4 of 4 runs already complete") && !strstr(out, "submitted"), "%s",
               out);
+    free(out);    /* a job still running: a second submission into its directory is refused; collect
+     * reports what is there */
+    const char *slow = sweep_file("slow.toml", "mode = \"functional\"\n[[program]]\n"
+                                               "name = \"slow\"\ncommand = [\"sleep\", \"4\"]\n");
+    char sres[512];
+    snprintf(sres, sizeof sres, "%s", xt_tmp("slow"));
+    rc = xt_runf(&out, "%s run %s --out %s --backend slurm --no-wait && "
+                       "%s run %s --out %s --backend slurm; echo rc=$?",
+                 SWEEP, slow, sres, SWEEP, slow, sres);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_expect(strstr(out, "is still queued or running") && strstr(out, "rc=2"), "%s", out);
+    free(out);
+    rc = xt_runf(&out, "while squeue -h -n xgpu-sweep -o %%T | grep -q .; do sleep 0.5; done; "
+                       "%s collect %s --out %s", SWEEP, slow, sres);
+    cr_expect_eq(rc, 1, "sleep writes no statistics: a failed run, %s", out);
+    cr_expect(strstr(out, "0 of 1 runs complete"), "%s", out);
     free(out);
 }
