@@ -185,8 +185,6 @@ EmuStatus uvm_prefetch(EmuUvm *u, uint64_t addr, uint64_t bytes, int to_device)
     return EMU_OK;
 }
 
-/* ---- the device's API (emu.h) ------------------------------------------------------- */
-
 /* ---- the host's changes, for a range whose bytes are the host's ---------------------- */
 
 static inline uint64_t rotl64(uint64_t x, unsigned k)

@@ -8,9 +8,9 @@
  * cudaMemPrefetchAsync on (emu_uvm_prefetch). A range whose bytes are the host's own
  * (emu_malloc_mapped, one copy) finds the host's changes by comparing a digest of every
  * UVM_PIECE bytes with the one taken after the last launch; any other range (a
- * __managed__ variable, whose host shadow is a second copy) compares the bytes. A page is in one
- * of three states: NEW (never touched by the device and not written by the host), HOST
- * and DEVICE. In timing mode the LD/ST unit asks uvm_touch about every global access:
+ * __managed__ variable, whose host shadow is a second copy) compares the bytes. A page is
+ * in one of three states: NEW (never touched by the device and not written by the host),
+ * HOST and DEVICE. In timing mode the LD/ST unit asks uvm_touch about every global access:
  * the first touch of a NEW page costs a fault (um.fault_cycles), of a HOST page a fault
  * plus the copy over the host link (um.page_bytes / um.bytes_per_cycle); both then make
  * the page DEVICE. Faults are served one at a time in the order they are taken; an access

@@ -172,15 +172,11 @@ cudaError_t rt_managed_free(RtContext *c, void *p)
     return cudaErrorInvalidValue;
 }
 
-/* Before a launch: the device sees what the host wrote (a block's bytes are already the
- * device's; a variable's shadow is copied in), and the pages the host changed are
- * host-resident again (in timing mode they migrate on first touch). */
-cudaError_t rt_managed_to_device(RtContext *c)
+/* The __managed__ variables' device copies brought up to their host shadows (the pages
+ * the host changed become host-resident), or the shadows to the device copies. */
+cudaError_t rt_managed_vars_to_device(RtContext *c)
 {
     RtDev *d = c->d;
-    for (RtManaged *m = d->managed; m; m = m->next)
-        if (emu_uvm_sync_in(d->emu, m->alloc, m->ptr, m->size) != EMU_OK)
-            return cudaErrorUnknown;
     for (RtManagedVar *v = d->managed_vars; v; v = v->next)
         if ((v->uvm ? emu_uvm_sync_in(d->emu, v->dev, v->shadow, v->size)
                     : emu_copy_to_device(d->emu, v->dev, v->shadow, v->size)) != EMU_OK)
@@ -188,15 +184,32 @@ cudaError_t rt_managed_to_device(RtContext *c)
     return cudaSuccess;
 }
 
-/* After a launch (also a faulting one): the host sees what the kernel wrote (a block's
- * device takes stock of its bytes; a variable's device copy goes out to its shadow). */
+void rt_managed_vars_to_host(RtContext *c)
+{
+    for (RtManagedVar *v = c->d->managed_vars; v; v = v->next)
+        emu_copy_from_device(c->d->emu, v->shadow, v->dev, v->size);
+}
+
+/* Before a launch: the pages of the blocks the host changed are host-resident again (in
+ * timing mode they migrate on first touch; the bytes are already the device's), and the
+ * variables are copied in. */
+cudaError_t rt_managed_to_device(RtContext *c)
+{
+    RtDev *d = c->d;
+    for (RtManaged *m = d->managed; m; m = m->next)
+        if (emu_uvm_sync_in(d->emu, m->alloc, m->ptr, m->size) != EMU_OK)
+            return cudaErrorUnknown;
+    return rt_managed_vars_to_device(c);
+}
+
+/* After a launch (also a faulting one): the device takes stock of the blocks' bytes (its
+ * writes are not the host's), and the variables are copied out. */
 void rt_managed_to_host(RtContext *c)
 {
     RtDev *d = c->d;
     for (RtManaged *m = d->managed; m; m = m->next)
         emu_uvm_sync_out(d->emu, m->alloc, m->ptr, m->size);
-    for (RtManagedVar *v = d->managed_vars; v; v = v->next)
-        emu_copy_from_device(d->emu, v->shadow, v->dev, v->size);
+    rt_managed_vars_to_host(c);
 }
 
 /* The __managed__ variables of fb's module, just loaded, join the list. */

@@ -305,7 +305,7 @@ static cudaError_t rt_to_symbol(RtContext *c, const void *symbol, const void *sr
     cudaError_t e = rt_symbol_range(c, symbol, count, offset, &at);
     int managed = e == cudaSuccess && rt_managed_var(c, symbol);
     if (managed) /* the host copy is current: bring the device's up to it first */
-        e = rt_managed_to_device(c);
+        e = rt_managed_vars_to_device(c);
     if (e == cudaSuccess && kind == cudaMemcpyDefault)
         kind = rt_is_device_ptr(c, src) ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice;
     if (e == cudaSuccess && kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToDevice)
@@ -313,7 +313,7 @@ static cudaError_t rt_to_symbol(RtContext *c, const void *symbol, const void *sr
     if (e == cudaSuccess)
         e = rt_copy(c, rt_ptr(at), src, count, kind);
     if (managed)
-        rt_managed_to_host(c);
+        rt_managed_vars_to_host(c);
     return e;
 }
 
@@ -323,7 +323,7 @@ static cudaError_t rt_from_symbol(RtContext *c, void *dst, const void *symbol, s
     uint64_t at = 0;
     cudaError_t e = rt_symbol_range(c, symbol, count, offset, &at);
     if (e == cudaSuccess && rt_managed_var(c, symbol))
-        e = rt_managed_to_device(c);
+        e = rt_managed_vars_to_device(c);
     if (e == cudaSuccess && kind == cudaMemcpyDefault)
         kind = rt_is_device_ptr(c, dst) ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost;
     if (e == cudaSuccess && kind != cudaMemcpyDeviceToHost && kind != cudaMemcpyDeviceToDevice)

@@ -295,6 +295,9 @@ int rt_managed_range(RtContext *c, const void *p, size_t n);
 cudaError_t rt_managed_free(RtContext *c, void *p);
 cudaError_t rt_managed_to_device(RtContext *c);
 void rt_managed_to_host(RtContext *c);
+/* the __managed__ variables only (around symbol copies) */
+cudaError_t rt_managed_vars_to_device(RtContext *c);
+void rt_managed_vars_to_host(RtContext *c);
 void rt_managed_drop(RtDev *d);
 cudaError_t rt_managed_vars_add(RtContext *c, RtFatbin *fb);
 int rt_managed_var(RtContext *c, const void *shadow);
