@@ -53,8 +53,8 @@ typedef struct TmInsn {
 
 /* Issue-stall causes, best (closest to issuing) last. */
 typedef enum TmStall {
-    TS_NO_WARP, TS_BARRIER, TS_IBUFFER, TS_SCOREBOARD, TS_UNIT, TS_MEM, TS_COLLECTOR,
-    TS_ISSUED, TS_COUNT
+    TS_NO_WARP, TS_BARRIER, TS_IBUFFER, TS_SCOREBOARD, TS_UNIT, TS_MEM, TS_RESOURCE,
+    TS_COLLECTOR, TS_ISSUED, TS_COUNT
 } TmStall;
 
 typedef struct TmCta TmCta;
@@ -72,6 +72,7 @@ typedef struct TmWarp {
     uint32_t inflight;  /* instructions issued and not yet written back / completed */
     TmCta *cta;
     uint32_t long_ops;  /* of those in flight, memory and SFU ones (two-level demotion) */
+    uint8_t sched;      /* its scheduler sees it (tm_sm_schedule: the schedulable bit) */
 } TmWarp;
 
 /* A resident CTA. */
@@ -161,7 +162,9 @@ struct TmSm {
     TmCounters *ctr;
     TmRng *rng;
     TmWarp *warp;          /* max_warps slots */
-    uint32_t max_warps;
+    uint32_t max_warps;    /* warp contexts: the physical warp slots, or what a virtualizing
+                            * resource manager holds (TmResourceOps.contexts) */
+    uint32_t sched_warps;  /* of the resident warps, those the schedulers see */
     TmSubcore *sc;
     uint32_t nsc;
     TmCta *cta;            /* core.max_ctas_per_sm */
@@ -190,6 +193,7 @@ struct TmSm {
     uint64_t seen_insns;   /* x.winsns and x.grid_waiting when last gathered */
     uint64_t seen_waiting;
     uint32_t ctas_finished;
+    int room;              /* the resource manager freed room without a CTA finishing */
     EmuStatus status;      /* a fault (the first of this SM's tick), with its warp */
     EmuWarp *fw;
     EmuCta *fcta;

@@ -196,6 +196,7 @@ static EmuStatus gpu_setup(TmGpu *g, const EmuModule *m, int kernel, char *err, 
     g->cta_warps = g->x->nwarps;
     g->cta_regs = k->nregs * g->cta_warps * XGPU_WARP_SIZE;
     g->cta_shared = g->x->shared_size;
+    g->cta_dyn_shared = g->cta_shared > k->shared_bytes ? g->cta_shared - k->shared_bytes : 0;
     g->ncta = (uint64_t)g->x->grid.x * g->x->grid.y * g->x->grid.z;
     if (!c->gpu_sm_count || !c->core_subcores || c->gpu_max_threads_per_sm / 32 / c->core_subcores > 256 ||
         !c->rf_banks_per_subcore || !c->rf_collectors_per_subcore || !c->core_wb_ports) {
@@ -499,6 +500,8 @@ static int gpu_gather(TmGpu *g)
             g->status = sm->status, g->fw = sm->fw, g->fcta = sm->fcta, g->fx = &sm->x;
         if (sm->ctas_finished)
             g->ctas_done += sm->ctas_finished, g->cta_finished = 1, sm->ctas_finished = 0;
+        if (sm->room)
+            g->cta_finished = 1, sm->room = 0; /* placement runs next cycle */
         g->waiting += sm->x.grid_waiting - sm->seen_waiting;
         g->insns += sm->x.winsns - sm->seen_insns;
         sm->seen_waiting = sm->x.grid_waiting, sm->seen_insns = sm->x.winsns;

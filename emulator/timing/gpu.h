@@ -49,6 +49,7 @@ struct TmGpu {
     /* what one CTA needs */
     uint32_t cta_regs, cta_threads, cta_warps;
     uint64_t cta_shared;
+    uint64_t cta_dyn_shared; /* of it, the launch's dynamic shared memory */
     /* the first fault, and the execution context that describes it */
     EmuStatus status;
     EmuWarp *fw;

@@ -124,16 +124,52 @@ const TmObserverOps *tm_observer_entry(size_t i);
  * back (before its warps are in their slots, after the last one left). The phase
  * specifiers are on the instructions (TmInsn.phase) for managers that re-size what a warp
  * holds as it runs. The baseline, static, gives a CTA its warp slots, threads, registers
- * (nregs x threads rounded up to whole warps) and shared memory for its whole life. */
+ * (nregs x threads rounded up to whole warps) and shared memory for its whole life.
+ *
+ * A manager that virtualizes (docs/architecture.md, "Resource managers") may also:
+ *  - hold more warp contexts than the SM has warp slots (contexts; the SM's TmWarp
+ *    array and its sub-cores' slots are sized by it);
+ *  - keep resident warps away from the warp schedulers (gated: a warp is seen by its
+ *    scheduler only from tm_sm_schedule(sm, slot, 1) on; the schedulable bit);
+ *  - follow every warp (warp_start once its CTA's warps are in their slots, warp_wake
+ *    when a barrier releases it, warp_done before its slot is freed);
+ *  - hold a warp at issue (issue: every other check passed; returning 1 makes the
+ *    cycle's stall stall.resource; the manager calls tm_sm_poke when it may try again)
+ *    and see what it executed (issued; the warp may now wait at a barrier or be done);
+ *  - do work of its own each cycle (tick; next names the first cycle it has any, so
+ *    idle skipping stays exact) and make memory requests of its own through the SM's
+ *    LD/ST unit (tm_sm_mem; mem_done hears of each completion, with its tag);
+ *  - free room without a CTA finishing (tm_sm_room: placement runs next cycle).
+ * Every hook but fits, cta_start and cta_done may be NULL. */
 typedef struct TmResourceOps {
     const char *name;
     TmLaunchHooks launch;
+    uint32_t (*contexts)(const EmuConfig *cfg); /* NULL: the physical warp slots */
     int (*sm_init)(TmSm *sm);
     void (*sm_free)(TmSm *sm);
     int (*fits)(const TmSm *sm);
     void (*cta_start)(TmSm *sm, TmCta *t);
     void (*cta_done)(TmSm *sm, TmCta *t);
+    int gated;
+    void (*warp_start)(TmSm *sm, uint16_t slot);
+    void (*warp_wake)(TmSm *sm, uint16_t slot, Cycle now);
+    void (*warp_done)(TmSm *sm, uint16_t slot);
+    int (*issue)(TmSm *sm, uint16_t slot, const TmInsn *ti, Cycle now);
+    void (*issued)(TmSm *sm, uint16_t slot, const TmInsn *ti, const EmuStep *st,
+                   Cycle now);
+    int (*tick)(TmSm *sm, Cycle now);
+    Cycle (*next)(const TmSm *sm, Cycle now); /* TM_NEVER: nothing pending */
+    void (*mem_done)(TmSm *sm, uint64_t tag, Cycle now);
 } TmResourceOps;
+
+/* What a resource manager may ask of its SM (sm.c). tm_sm_schedule shows warp slot to
+ * its scheduler (on) or hides it; tm_sm_poke makes its sub-core scan again; tm_sm_mem
+ * hands the LD/ST unit an access of the manager's own (tag: 48 bits, returned to
+ * mem_done), 0, or -1 when the unit cannot take it this cycle (try again next cycle). */
+void tm_sm_schedule(TmSm *sm, uint16_t slot, int on);
+void tm_sm_poke(TmSm *sm, uint16_t slot);
+int tm_sm_mem(TmSm *sm, const TmAccess *a, uint64_t tag, Cycle now);
+void tm_sm_room(TmSm *sm);
 
 /* The CTA placement slot (core.cta_placement): place starts waiting CTAs on SMs that
  * have room (tm_sm_fits, tm_sm_start_cta), at the start of the launch's first cycle and

@@ -74,7 +74,8 @@ TmSm *tm_sm_new(TmGpu *g, uint32_t id, char *err, size_t n)
     /* the issue policy's allocation wins over the collector's, the default is random */
     sm->pick = ops->pick ? ops->pick : sm->coll->pick ? sm->coll->pick : tm_pick_random;
     int private_collectors = ops->private_collectors || sm->coll->private_collectors;
-    sm->max_warps = cfg->gpu_max_threads_per_sm / XGPU_WARP_SIZE;
+    sm->max_warps = sm->res->contexts ? sm->res->contexts(cfg)
+                                      : cfg->gpu_max_threads_per_sm / XGPU_WARP_SIZE;
     sm->nsc = cfg->core_subcores;
     sm->warp = aligned_alloc(_Alignof(TmWarp), sm->max_warps * sizeof *sm->warp);
     if (sm->warp)
@@ -147,7 +148,7 @@ static int static_fits(const TmSm *sm)
 {
     const TmGpu *g = sm->gpu;
     return sm->ncta_live < sm->cfg->core_max_ctas_per_sm &&
-           sm->warps_used + g->cta_warps <= sm->max_warps &&
+           sm->warps_used + g->cta_warps <= sm->cfg->gpu_max_threads_per_sm / XGPU_WARP_SIZE &&
            sm->threads_used + g->cta_threads <= sm->cfg->gpu_max_threads_per_sm &&
            sm->regs_used + g->cta_regs <= sm->cfg->gpu_regs_per_sm &&
            sm->shared_used + g->cta_shared <= sm->cfg->gpu_shared_per_sm;
@@ -229,11 +230,13 @@ EmuStatus tm_sm_start_cta(TmSm *sm, EmuDim3 ctaid, Cycle now)
         t->slot[i] = (uint16_t)s;
         if (sm->coll->warp_start)
             sm->coll->warp_start(sm, (uint16_t)s);
-        tm_sched_add(sm->sc[s % sm->nsc].sched, (uint16_t)s);
-        sm->sc[s % sm->nsc].issue_wake = 0;
+        if (!sm->res->gated)
+            tm_sm_schedule(sm, (uint16_t)s, 1);
     }
     sm->ncta_live++;
     sm->res->cta_start(sm, t);
+    for (uint32_t i = 0; sm->res->warp_start && i < sm->x.nwarps; i++)
+        sm->res->warp_start(sm, t->slot[i]);
     sm->active_warps += sm->x.nwarps;
     sm->ctr->ctas++;
     sm->wake = now;
@@ -246,8 +249,9 @@ void tm_sm_warp_done(TmSm *sm, uint16_t slot)
     TmCta *t = w->cta;
     if (sm->coll->warp_done)
         sm->coll->warp_done(sm, slot);
-    tm_sched_remove(sm->sc[slot % sm->nsc].sched, slot);
-    sm->sc[slot % sm->nsc].issue_wake = 0;
+    if (sm->res->warp_done)
+        sm->res->warp_done(sm, slot);
+    tm_sm_schedule(sm, slot, 0);
     *w = (TmWarp){0};
     sm->active_warps--;
     if (--t->warps_left)
@@ -256,6 +260,47 @@ void tm_sm_warp_done(TmSm *sm, uint16_t slot)
     sm->ncta_live--;
     sm->res->cta_done(sm, t);
     sm->ctas_finished++; /* the device loop gathers it (gpu.c) */
+}
+
+/* --- what a resource manager asks of the SM (slots.h) ---------------------------------- */
+
+void tm_sm_schedule(TmSm *sm, uint16_t slot, int on)
+{
+    TmWarp *w = &sm->warp[slot];
+    TmSubcore *sc = &sm->sc[slot % sm->nsc];
+    if (on == w->sched)
+        return;
+    tm_sm_settle(sm); /* before the schedulable count changes */
+    w->sched = (uint8_t)on;
+    if (on)
+        tm_sched_add(sc->sched, slot), sm->sched_warps++;
+    else
+        tm_sched_remove(sc->sched, slot), sm->sched_warps--;
+    sc->issue_wake = 0;
+    sm->stir = 1;
+}
+
+void tm_sm_poke(TmSm *sm, uint16_t slot)
+{
+    sm->sc[slot % sm->nsc].issue_wake = 0;
+    sm->stir = 1;
+}
+
+/* Tags of the resource manager's own accesses: the LD/ST unit returns tags as given, and
+ * those of instructions are write-back entry indices (below 2^32). */
+#define TM_TAG_RES (1ull << 62)
+
+int tm_sm_mem(TmSm *sm, const TmAccess *a, uint64_t tag, Cycle now)
+{
+    if (!sm->ldst || ldst_issue(sm->ldst, a, TM_TAG_RES | tag, now) < 0)
+        return -1;
+    sm->stir = 1;
+    return 0;
+}
+
+void tm_sm_room(TmSm *sm)
+{
+    sm->room = 1;
 }
 
 /* --- issue ------------------------------------------------------------------------------ */
@@ -269,6 +314,7 @@ static uint64_t *stall_counter(TmCounters *c, unsigned cause)
     case TS_SCOREBOARD: return &c->stall_scoreboard;
     case TS_UNIT: return &c->stall_unit;
     case TS_MEM: return &c->stall_mem;
+    case TS_RESOURCE: return &c->stall_resource;
     case TS_COLLECTOR: return &c->stall_collector;
     default: return &c->issued;
     }
@@ -287,6 +333,8 @@ static void barrier_wake(TmSm *sm, TmCta *t, Cycle now)
         w->state = (uint8_t)w->fw->state; /* released: running again */
         if (w->state == EW_RUN && w->ready_at <= now)
             w->ready_at = now + 1;
+        if (sm->res->warp_wake)
+            sm->res->warp_wake(sm, t->slot[i], now);
     }
 }
 
@@ -355,6 +403,8 @@ static void issue(TmSm *sm, TmSubcore *sc, uint16_t slot, const TmInsn *ti, int 
     tm_sched_note(sc->sched, slot);
     if (sm->coll->warp_issued)
         sm->coll->warp_issued(sm, slot);
+    if (sm->res->issued)
+        sm->res->issued(sm, slot, ti, st, now);
     if (ocu >= 0) {
         TmOcu *o = &sc->ocu[ocu];
         o->busy = 1, o->slot = slot, o->cls = ti->cls, o->reads_left = ti->nsrc;
@@ -417,6 +467,8 @@ static unsigned can_issue(TmSm *sm, TmSubcore *sc, uint16_t slot, const TmInsn *
                           int *ocu, Cycle now)
 {
     unsigned why = warp_ready(sm, sc, &sm->warp[slot], ti, now);
+    if (why == TS_ISSUED && sm->res->issue && sm->res->issue(sm, slot, *ti, now))
+        return TS_RESOURCE;
     if (why != TS_ISSUED || (*ti)->cls == TC_CTRL)
         return why;
     if ((*ocu = pick_collector(sm, sc, slot)) < 0)
@@ -538,7 +590,10 @@ static int mem_tick(TmSm *sm, Cycle now)
     int work = ldst_tick(sm->ldst, now);
     uint64_t tag;
     while (ldst_done(sm->ldst, &tag, now)) {
-        tm_wb_mem_done(sm, tag, now);
+        if (tag & TM_TAG_RES)
+            sm->res->mem_done(sm, tag & ~TM_TAG_RES, now);
+        else
+            tm_wb_mem_done(sm, tag, now);
         work = 1;
     }
     return work;
@@ -576,6 +631,8 @@ static Cycle sm_wake(const TmSm *sm, Cycle now)
             next = later_min(next, sm->sc[i].unit_next[c], now);
     if (sm->ldst)
         next = later_min(next, ldst_wake(sm->ldst, now), now);
+    if (sm->res->next)
+        next = later_min(next, sm->res->next(sm, now), now);
     return next;
 }
 
@@ -586,6 +643,8 @@ int tm_sm_tick(TmSm *sm, Cycle now)
     sm->stir = 0;
     int work = mem_tick(sm, now);
     work |= tm_wb_tick(sm, now);
+    if (sm->res->tick)
+        work |= sm->res->tick(sm, now);
     for (uint32_t i = 0; i < sm->nsc; i++) { /* the checks skip calls that would do nothing */
         TmSubcore *sc = &sm->sc[i];
         if (sc->reads_queued)
@@ -601,6 +660,7 @@ int tm_sm_tick(TmSm *sm, Cycle now)
     }
     sm->ctr->subcore_cycles += sm->nsc;
     sm->ctr->active_warp_cycles += sm->active_warps;
+    sm->ctr->sched_warp_cycles += sm->sched_warps;
     sm->ctr->sm_busy_cycles += sm->ncta_live != 0;
     sm->wake = work || sm->stir ? now + 1 : sm_wake(sm, now);
     return work;
@@ -617,6 +677,7 @@ void tm_sm_skip(TmSm *sm, Cycle n)
     }
     sm->ctr->subcore_cycles += n * sm->nsc;
     sm->ctr->active_warp_cycles += n * sm->active_warps;
+    sm->ctr->sched_warp_cycles += n * sm->sched_warps;
     sm->ctr->sm_busy_cycles += sm->ncta_live ? n : 0;
 }
 
