@@ -23,7 +23,7 @@ static uint32_t lrr_order(TmSched *s, const TmSm *sm, const TmSubcore *sc,
     uint32_t n = 0, start = s->greedy < 0 ? 0 : ((uint32_t)s->greedy - sc->id) / sm->nsc + 1;
     for (uint32_t k = 0; k < sc->nslots; k++) {
         uint16_t slot = sc->slots[(start + k) % sc->nslots];
-        if (sm->warp[slot].fw)
+        if (sm->warp[slot].sched) /* resident, and the resource manager lets it issue */
             out[n++] = slot;
     }
     return n;
