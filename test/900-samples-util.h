@@ -1,5 +1,5 @@
 /*
- * 900-samples-util.h - what the whole-suite tests (903-905) share: every sample with
+ * 900-samples-util.h - what the whole-suite tests (903-906) share: every sample with
  * inputs small enough for several timing runs each, and one run of a sample that returns
  * its statistics with the fields that legitimately differ between runs removed.
  *

@@ -50,6 +50,9 @@ static const CfgRange cfg_ranges[] = {
     {"rf.bow_window",               1,   64,          0, NULL},
     {"rf.rfc_entries",              1,   64,          0, NULL},
     {"memento.interval",            1,   MAX_U64,     0, NULL},
+    {"zorua.reg_set",               1,   63,          0, "a set is at most 255 bytes per lane"},
+    {"zorua.smem_set",              32,  4096,        1, NULL},
+    {"zorua.epoch",                 1,   MAX_U64,     0, NULL},
     {"unit.int.ii",                 1,   MAX_U32,     0, NULL},
     {"unit.fp.ii",                  1,   MAX_U32,     0, NULL},
     {"unit.dp.ii",                  1,   MAX_U32,     0, NULL},
@@ -294,11 +297,29 @@ static int cfg_check_names(const EmuConfig *c, char *err, size_t n)
     return 0;
 }
 
+/* Zorua's percentages (docs/zorua.md). */
+static int cfg_check_zorua(const EmuConfig *c, char *err, size_t n)
+{
+    const struct { const char *key; double v, max; } pct[] = {
+        {"zorua.o_default", c->zorua_o_default, c->zorua_o_max},
+        {"zorua.o_step", c->zorua_o_step, 100},
+        {"zorua.o_max", c->zorua_o_max, 300},
+        {"zorua.min_occupancy", c->zorua_min_occupancy, 100},
+    };
+    for (size_t i = 0; i < sizeof pct / sizeof pct[0]; i++)
+        if (pct[i].v < 0 || pct[i].v > pct[i].max) {
+            snprintf(err, n, "%s: expected a percentage in [0, %g]%s, got %g", pct[i].key,
+                     pct[i].max, i == 0 ? " (zorua.o_max)" : "", pct[i].v);
+            return -1;
+        }
+    return 0;
+}
+
 int emu_config_check(const EmuConfig *c, char *err, size_t n)
 {
     if (cfg_check_ranges(c, err, n) || cfg_check_gpu(c, err, n) || cfg_check_core(c, err, n) ||
         cfg_check_memento(c, err, n) || cfg_check_names(c, err, n) || cfg_check_l1(c, err, n) ||
-        cfg_check_mem(c, err, n))
+        cfg_check_mem(c, err, n) || cfg_check_zorua(c, err, n))
         return -1;
     return 0;
 }

@@ -83,6 +83,10 @@ static const StatRatio stat_ratios[] = {
      "issue slots that issued / all issue slots"},
     {"rf.ct_hit_rate", "rf.ct_hits", {"rf.ct_hits", "rf.ct_misses"},
      "register caches (ccu, bow, rfc, swrfc): source registers found / all looked up"},
+    {"zorua.rf_hit_rate", "zorua.rf_hits", {"zorua.rf_accesses", NULL},
+     "zorua: register-set accesses that found the set on chip / all (docs/zorua.md)"},
+    {"zorua.smem_hit_rate", "zorua.smem_hits", {"zorua.smem_accesses", NULL},
+     "zorua: scratchpad-set accesses that found the set on chip / all"},
     {"twolevel.pending_ready_fraction", "twolevel.pending_ready", {ISSUE_SLOTS, NULL},
      "two-level policies: issue slots lost while a pending warp was ready / all issue slots"},
 };
@@ -108,9 +112,10 @@ static const StatEnergy stat_energy[] = {
 #define NENERGY (sizeof stat_energy / sizeof stat_energy[0])
 
 /* Fixed figures after the ratios: IPC, occupancy, the energies and their total. */
-enum { DERIVED_IPC = NRATIOS, DERIVED_OCCUPANCY, DERIVED_ENERGY,
+enum { DERIVED_IPC = NRATIOS, DERIVED_OCCUPANCY, DERIVED_SCHEDULABLE, DERIVED_ENERGY,
        DERIVED_ENERGY_TOTAL = DERIVED_ENERGY + NENERGY, NFIXED };
 #define OCCUPANCY_COUNTER "core.active_warp_cycles"
+#define SCHEDULABLE_COUNTER "core.schedulable_warp_cycles"
 
 static size_t nstalls(void)
 {
@@ -142,6 +147,8 @@ const char *emu_stat_derived_name(size_t i)
         return "ipc";
     if (i == DERIVED_OCCUPANCY)
         return "occupancy";
+    if (i == DERIVED_SCHEDULABLE)
+        return "core.schedulable_warps";
     if (i >= DERIVED_ENERGY && i < DERIVED_ENERGY_TOTAL)
         return stat_energy[i - DERIVED_ENERGY].name;
     if (i == DERIVED_ENERGY_TOTAL)
@@ -214,6 +221,12 @@ int emu_stat_derived(size_t i, const EmuStatView *v, double *out)
             return -1;
         double slots = (double)v->cycles * v->sm_count * v->max_warps_per_sm;
         return ratio((double)emu_stat_get(v, OCCUPANCY_COUNTER), slots, out);
+    }
+    if (i == DERIVED_SCHEDULABLE) { /* mean per SM and cycle */
+        if (emu_stat_field_index(SCHEDULABLE_COUNTER) < 0)
+            return -1;
+        return ratio((double)emu_stat_get(v, SCHEDULABLE_COUNTER),
+                     (double)v->cycles * v->sm_count, out);
     }
     if (i >= DERIVED_ENERGY && i < DERIVED_ENERGY_TOTAL)
         return energy_value(i - DERIVED_ENERGY, v, out);

@@ -124,6 +124,25 @@ static json_object *ipc_json(const EmuStatView *v)
     return emu_stat_ipc(v, &ipc) ? NULL : json_object_new_double(ipc);
 }
 
+/* Zorua's figures of an interval (docs/zorua.md): the mean schedulable warps per SM and
+ * the mean o_thresh of each resource per SM, in sets (warp slots for threads). */
+static void zorua_interval(json_object *o, const EmuStatView *v, uint32_t nsm)
+{
+    static const char *const res[][2] = {{"reg", "zorua.othresh_reg_cycles"},
+                                         {"smem", "zorua.othresh_smem_cycles"},
+                                         {"thread", "zorua.othresh_thread_cycles"}};
+    double sm_cycles = (double)v->cycles * nsm;
+    json_object *t = json_object_new_object();
+    for (size_t r = 0; r < 3; r++)
+        json_object_object_add(
+            t, res[r][0], json_object_new_double((double)emu_stat_get(v, res[r][1]) / sm_cycles));
+    json_object_object_add(o, "othresh", t);
+    json_object_object_add(
+        o, "schedulable_warps",
+        json_object_new_double((double)emu_stat_get(v, "core.schedulable_warp_cycles") /
+                               sm_cycles));
+}
+
 /* "intervals": IPC and the stall counters of each interval. */
 static json_object *intervals_json(const EmuDevice *d, size_t i)
 {
@@ -147,6 +166,8 @@ static json_object *intervals_json(const EmuDevice *d, size_t i)
                 o, "sthld",
                 json_object_new_double((double)emu_stat_get(&v, "memento.sthld_cycles") /
                                        (double)v.cycles));
+        if (strcmp(d->cfg.core_resource_mgr, "zorua") == 0 && v.cycles)
+            zorua_interval(o, &v, d->cfg.gpu_sm_count);
         for (size_t f = 0; f < emu_stat_nfields(); f++) {
             const char *name = emu_stat_field_name(f);
             if (strncmp(name, EMU_STAT_STALL_PREFIX, pre) == 0)

@@ -1,0 +1,58 @@
+/*
+ * 906-zorua-samples: every sample (reduced inputs) runs under core.resource_mgr = zorua
+ * and wlm on the gtx480, kepler and maxwell presets, prints PASS, and executes exactly the
+ * warp instructions of functional mode: virtualizing warp slots, scratchpad and registers
+ * changes only time (docs/zorua.md). Under zorua the coordinator must have granted
+ * something, and on kepler, with a short epoch so that o_thresh moves, the statistics
+ * (interval series included) with idle skipping on one host thread and without it on two
+ * must be identical.
+ */
+#include "900-samples-util.h"
+
+#define ZORUA "core.resource_mgr=zorua;zorua.epoch=512"
+#define WLM "core.resource_mgr=wlm"
+
+static const char *const presets[] = {"gtx480", "kepler", "maxwell"};
+
+/* totals.timing.<key> of a run's statistics, or -1. */
+static long long total(const char *stats, const char *key)
+{
+    json_object *root = stats ? json_tokener_parse(stats) : NULL, *t, *m, *v;
+    long long x = -1;
+    if (root && json_object_object_get_ex(root, "totals", &t) &&
+        json_object_object_get_ex(t, "timing", &m) && json_object_object_get_ex(m, key, &v))
+        x = json_object_get_int64(v);
+    json_object_put(root);
+    return x;
+}
+
+Test(zorua_samples, same_instructions_as_functional_and_skip_idle_identical, .timeout = 1700)
+{
+    int failed = 0;
+    for (size_t i = 0; i < SUITE_SAMPLES; i++) {
+        const char *n = suite_samples[i].name;
+        long long wf = -1;
+        char *f = suite_run(i, "gtx480", "functional", "", 1, &wf);
+        int ok = f != NULL;
+        for (size_t p = 0; p < sizeof presets / sizeof presets[0]; p++) {
+            long long wz = -2, ww = -3;
+            char *z = suite_run(i, presets[p], "timing", ZORUA, 1, &wz);
+            char *w = suite_run(i, presets[p], "timing", WLM, 1, &ww);
+            int good = z && w && wz == wf && ww == wf && total(z, "zorua.grants") > 0;
+            cr_expect(good, "%s on %s: functional %lld, zorua %lld, wlm %lld warp instructions",
+                      n, presets[p], wf, wz, ww);
+            if (good && p == 1) {
+                char *ns = suite_run(i, presets[p], "timing", ZORUA ";emu.threads=2", 0, NULL);
+                good = ns && strcmp(z, ns) == 0;
+                cr_expect(good, "%s on kepler under zorua: skip vs no skip on two threads differ",
+                          n);
+                free(ns);
+            }
+            ok &= good;
+            free(z), free(w);
+        }
+        failed += !ok;
+        free(f);
+    }
+    cr_assert_eq(failed, 0, "%d samples failed", failed);
+}
