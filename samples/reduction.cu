@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <time.h>
 
+#ifndef BLOCK /* threads per block; xgpu-cc -DBLOCK=N changes it (a power of two, 64..1024) */
 #define BLOCK 256
+#endif
 
 static double cpu_seconds(void)
 {

@@ -16,7 +16,9 @@
 #include <stdlib.h>
 #include <time.h>
 
+#ifndef BLOCK /* threads per block; xgpu-cc -DBLOCK=N changes it (a power of two, 64..1024) */
 #define BLOCK 128
+#endif
 #define WARP 32
 #define DAMPING 0.85f
 
