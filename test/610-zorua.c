@@ -6,8 +6,9 @@
  * register set in the swap space is read back through the memory system and its victim
  * spilled; o_thresh steps by zorua.o_step at each epoch boundary; the forced
  * oversubscription guard lets a kernel finish that would otherwise deadlock at a
- * barrier; WLM starts a CTA in the warp slots of a CTA's finished warps; hostile Zorua
- * configurations are refused with the key.
+ * barrier; WLM starts a CTA in the warp slots of a CTA's finished warps; warps waiting at
+ * a barrier are not schedulable under any policy; hostile Zorua configurations are
+ * refused with the key.
  */
 #include "400-timing-util.h"
 #include "stats/stats.h"
@@ -259,6 +260,33 @@ Test(zorua, wlm_starts_a_cta_in_finished_warps_slots)
     cr_expect_eq(w.st.warp_instructions, s.st.warp_instructions);
     tm_done(&s);
     tm_done(&w);
+}
+
+Test(zorua, warps_waiting_at_a_barrier_are_not_schedulable)
+{
+    /* the same definition under every policy: a resident warp is schedulable unless the
+     * resource manager holds it back or it waits at a barrier */
+    const char *set = "gpu.sm_count=1;core.mem_latency=0;core.sched=lrr;";
+    TmRun a, b;
+    /* warp 0 loops 200 times before the barrier, warps 1 and 2 wait for it there */
+    const char *wait = ".kernel k\n.param 8\n"
+                       "  s2r r1, %tid.x\n  mov.u32 r8, 0\n  set.lt.u32 r9, r1, 32\n"
+                       "  brc.not r9, meet, loop\n"
+                       "loop:\n  add.u32 r8, r8, 1\n  set.lt.u32 r9, r8, 200\n"
+                       "  brc r9, loop, meet\n"
+                       "meet:\n  bar 0\n  exit\n";
+    tm_run(&a, set, wait, DIM(1, 1, 1), DIM(96, 1, 1), 1);
+    cr_assert_eq(a.status, EMU_OK, "%s", a.fault.message);
+    uint64_t act = tm_ctr(&a, "core.active_warp_cycles");
+    uint64_t sch = tm_ctr(&a, "core.schedulable_warp_cycles");
+    cr_expect_lt(sch, act, "static, a barrier: %llu of %llu", (unsigned long long)sch,
+                 (unsigned long long)act);
+    cr_expect_lt(sch, act / 2, "two of three warps wait most of the time");
+    run_loop(&b, set, 50, 1);
+    cr_expect_eq(tm_ctr(&b, "core.schedulable_warp_cycles"),
+                 tm_ctr(&b, "core.active_warp_cycles"), "static, no barrier: all of them");
+    tm_done(&a);
+    tm_done(&b);
 }
 
 static EmuStatus create_with(const char *set, EmuDevice **d, char *err, size_t n)

@@ -165,6 +165,7 @@ struct TmSm {
     uint32_t max_warps;    /* warp contexts: the physical warp slots, or what a virtualizing
                             * resource manager holds (TmResourceOps.contexts) */
     uint32_t sched_warps;  /* of the resident warps, those the schedulers see */
+    uint32_t sched_barrier; /* of those, the ones waiting at a barrier */
     TmSubcore *sc;
     uint32_t nsc;
     TmCta *cta;            /* core.max_ctas_per_sm */

@@ -272,6 +272,10 @@ void tm_sm_schedule(TmSm *sm, uint16_t slot, int on)
         return;
     tm_sm_settle(sm); /* before the schedulable count changes */
     w->sched = (uint8_t)on;
+    if (w->state == EW_BARRIER && on)
+        sm->sched_barrier++;
+    else if (w->state == EW_BARRIER)
+        sm->sched_barrier--;
     if (on)
         tm_sched_add(sc->sched, slot), sm->sched_warps++;
     else
@@ -324,12 +328,14 @@ static uint64_t *stall_counter(TmCounters *c, unsigned cause)
 static void barrier_wake(TmSm *sm, TmCta *t, Cycle now)
 {
     sm->ctr->barrier_releases++;
+    tm_sm_settle(sm); /* a grid barrier may release a sleeping SM's warps */
     for (uint32_t i = 0; i < sm->nsc; i++)
         sm->sc[i].issue_wake = 0;
     for (uint32_t i = 0; i < sm->x.nwarps; i++) {
         TmWarp *w = &sm->warp[t->slot[i]];
         if (!w->fw)
             continue;
+        sm->sched_barrier -= w->state == EW_BARRIER && w->sched;
         w->state = (uint8_t)w->fw->state; /* released: running again */
         if (w->state == EW_RUN && w->ready_at <= now)
             w->ready_at = now + 1;
@@ -387,6 +393,7 @@ static void issue(TmSm *sm, TmSubcore *sc, uint16_t slot, const TmInsn *ti, int 
     uint32_t pc = warp_pc(fw);
     w->ti = insn_at(sm, pc); /* only a step moves the pc */
     w->state = (uint8_t)fw->state;
+    sm->sched_barrier += w->state == EW_BARRIER && w->sched;
     sm->ctr->warp_insns++;
     sm->ctr->phase_boundaries += ti->phase != NULL;
     if (s) {
@@ -660,7 +667,7 @@ int tm_sm_tick(TmSm *sm, Cycle now)
     }
     sm->ctr->subcore_cycles += sm->nsc;
     sm->ctr->active_warp_cycles += sm->active_warps;
-    sm->ctr->sched_warp_cycles += sm->sched_warps;
+    sm->ctr->sched_warp_cycles += sm->sched_warps - sm->sched_barrier;
     sm->ctr->sm_busy_cycles += sm->ncta_live != 0;
     sm->wake = work || sm->stir ? now + 1 : sm_wake(sm, now);
     return work;
@@ -677,7 +684,7 @@ void tm_sm_skip(TmSm *sm, Cycle n)
     }
     sm->ctr->subcore_cycles += n * sm->nsc;
     sm->ctr->active_warp_cycles += n * sm->active_warps;
-    sm->ctr->sched_warp_cycles += n * sm->sched_warps;
+    sm->ctr->sched_warp_cycles += n * (sm->sched_warps - sm->sched_barrier);
     sm->ctr->sm_busy_cycles += sm->ncta_live ? n : 0;
 }
 
