@@ -92,6 +92,7 @@ typedef struct Driver {
     int debug;          /* -g */
     unsigned opt;       /* -O level */
     unsigned max_regs;  /* --max-regs */
+    unsigned regs;      /* --regs */
     unsigned rthld;     /* --rthld (Memento reuse threshold) */
     unsigned phase_delta; /* --phase-delta (Zorua: percent change that starts a phase) */
     unsigned phase_gap;   /* --phase-gap (Zorua: instructions between boundaries) */
@@ -158,6 +159,8 @@ static void usage(FILE *f)
             "  -I DIR -D NAME[=V] -U NAME -std=... -W... -f...   passed to clang\n"
             "  -L DIR -l LIB -Wl,...                           passed to the linker\n"
             "  --max-regs=N       at most N registers per thread (spills to local memory)\n"
+            "  --regs=N           exactly N registers per thread: at most N (spills), and a\n"
+            "                     kernel that needs fewer still declares N (occupancy)\n"
             "  --rthld=N          Memento reuse threshold: an operand reused within N\n"
             "                     instructions is near (default 12; .xgpu.reuse)\n"
             "  --reuse-profile=FILE   take the reuse bits from a profile recorded with\n"
@@ -282,6 +285,12 @@ static int parse_args(Driver *d, int argc, char **argv)
             if (parse_uint(a + 11, &d->max_regs) || d->max_regs < 4 || d->max_regs > 255) {
                 fprintf(stderr, "xgpu-cc: error: --max-regs expects a number from 4 to 255, "
                                 "got '%s'\n", a + 11);
+                return -1;
+            }
+        } else if (!strncmp(a, "--regs=", 7)) {
+            if (parse_uint(a + 7, &d->regs) || d->regs < 4 || d->regs > 255) {
+                fprintf(stderr, "xgpu-cc: error: --regs expects a number from 4 to 255, "
+                                "got '%s'\n", a + 7);
                 return -1;
             }
         } else if (!strncmp(a, "--reuse-profile=", 16)) {
@@ -621,6 +630,10 @@ static int lower(Driver *d, const char *src_name, const char *ir, const char *fa
     o.nsignatures = d->sigjob.sigs.n;
     o.opt_level = d->opt;
     o.max_regs = d->max_regs ? d->max_regs : 255;
+    if (d->regs) { /* --regs=N: a limit of N (or --max-regs if lower) and a floor of N */
+        o.max_regs = d->max_regs && d->max_regs < d->regs ? d->max_regs : d->regs;
+        o.min_regs = o.max_regs;
+    }
     o.rthld = d->rthld;
     o.phase_delta = d->phase_delta;
     o.phase_gap = d->phase_gap;

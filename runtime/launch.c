@@ -92,8 +92,14 @@ static cudaError_t rt_check_config(const EmuProps *p, const XKernel *k, const Rt
                 "__launch_bounds__ of %u\n", k->name, threads, k->max_threads);
         return cudaErrorLaunchOutOfResources;
     }
-    if (shared > rt_max_dynamic_shared(p, k, fn))
+    uint64_t room = rt_max_dynamic_shared(p, k, fn);
+    if (shared > room) {
+        fprintf(stderr, "xgpu: kernel %s: %" PRIu64 " bytes of dynamic shared memory exceed "
+                "the %" PRIu64 " it may use (static %u of %" PRIu64 " per block; "
+                "cudaFuncAttributeMaxDynamicSharedMemorySize)\n", k->name, (uint64_t)shared,
+                room, k->shared_bytes, (uint64_t)p->shared_per_block);
         return cudaErrorInvalidValue;
+    }
     return cudaSuccess;
 }
 

@@ -1,6 +1,6 @@
 /*
  * 910-xgpu-cc: the compiler driver: separate compilation, several inputs of different
- * kinds, -v, -S, --max-regs, diagnostics and exit status, and the pinned host launch ABI.
+ * kinds, -v, -S, --max-regs, --regs, diagnostics and exit status, and the pinned host launch ABI.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -106,6 +106,46 @@ Test(driver, max_regs_spills_and_stays_correct)
     cr_assert(strstr(text, "st.local"), "expected spill stores with 12 registers:\n%s", text);
     cr_assert(strstr(text, "ld.local"), "expected spill reloads with 12 registers");
     free(text);
+}
+
+/* The registers of kernel `name` in objdump's listing of exe (-1: not found). */
+static int kernel_regs(const char *exe, const char *name)
+{
+    char *out = NULL;
+    int regs = -1;
+    if (xt_runf(&out, XGPU_BIN_DIR "/xgpu-objdump --section kernels %s", exe) == 0 && out) {
+        const char *k = strstr(out, name);
+        const char *r = k ? strstr(k, ": regs ") : NULL;
+        if (r)
+            regs = atoi(r + 7);
+    }
+    free(out);
+    return regs;
+}
+
+Test(driver, regs_pads_and_limits)
+{
+    /* reduce needs more than 12 and fewer than 64 registers: --regs=64 declares 64 (and
+     * runs), --regs=12 spills into 12 */
+    const char *pad = xt_tmp("red-r64"), *lim = xt_tmp("red-r12"), *nat = xt_tmp("red-r0");
+    char *out = NULL;
+    cr_assert_eq(xt_runf(&out, CC " " SAMPLES "/reduction.cu -o %s", nat), 0, "%s", out);
+    free(out);
+    cr_assert_eq(xt_runf(&out, CC " --regs=64 " SAMPLES "/reduction.cu -o %s", pad), 0, "%s",
+                 out);
+    free(out);
+    cr_assert_eq(xt_runf(&out, CC " --regs=12 " SAMPLES "/reduction.cu -o %s", lim), 0, "%s",
+                 out);
+    free(out);
+    int n = kernel_regs(nat, "_Z6reducePKiPxi");
+    cr_assert(n > 12 && n < 64, "reduce's own registers: %d", n);
+    cr_expect_eq(kernel_regs(pad, "_Z6reducePKiPxi"), 64);
+    cr_expect_eq(kernel_regs(lim, "_Z6reducePKiPxi"), 12);
+    expect_pass(pad);
+    expect_pass(lim);
+    cr_assert_eq(xt_runf(&out, CC " --regs=256 " SAMPLES "/vecadd.cu"), 1);
+    cr_expect(strstr(out, "--regs expects a number from 4 to 255"), "%s", out);
+    free(out);
 }
 
 Test(driver, syntax_error_is_clang_diagnostic)

@@ -27,6 +27,7 @@ typedef struct XgpuSignature {
 typedef struct XgpuLowerOptions {
     unsigned opt_level;      /* 0..3: how much LLVM cleanup prepare runs */
     unsigned max_regs;       /* registers per thread for regalloc; 0 means 255 */
+    unsigned min_regs;       /* a kernel declares at least this many (padding); 0: none */
     unsigned rthld;          /* Memento near/far reuse threshold; 0 means 12 */
     const char *reuse_profile; /* reuse profile to take the bits from (majority), or NULL */
     unsigned phase_delta;    /* Zorua: percent change that starts a phase; 0 means 25 */

@@ -69,6 +69,9 @@ static int lower_kernel(MFunc *f, const XgpuLowerOptions *o)
     if (mir_shared_refs(f) || mir_regalloc(f, &ro))
         return -1;
     dump(o, f, "regalloc");
+    unsigned floor = o->min_regs < ro.max_regs ? o->min_regs : ro.max_regs;
+    if (f->nregs < floor) /* --regs: the kernel is given this many, used or not */
+        f->nregs = floor;
     if (f->local_bytes > CUDA_MAX_LOCAL_BYTES)
         return mir_error(f, f->decl_loc, "kernel needs %u bytes of local memory per thread "
                          "(stack arrays and spills); CUDA's limit is %u bytes (512 KiB)",
