@@ -124,6 +124,7 @@ def per_workload(runs, w):
     specs = [program_name(w, b, r) for b in blocks for r in REGS]
     cyc = {p: {g: {} for g in PRESETS} for p in POLICIES}
     warps = {p: [] for p in POLICIES}
+    hits = {"rf_hit_rate": [], "smem_hit_rate": []}
     for s in specs:
         for g in PRESETS:
             got = {p: runs.get((s, g, p)) for p in POLICIES}
@@ -141,6 +142,9 @@ def per_workload(runs, w):
                 cyc[p][g][s] = got[p]["cycles"]
                 if got[p]["warps"] is not None:
                     warps[p].append(got[p]["warps"])
+            for h in hits:
+                if got["zorua"].get(h) is not None:
+                    hits[h].append(got["zorua"][h])
     fig = {}
     for p in POLICIES:
         rng, best, norm = [], [], {}
@@ -163,6 +167,8 @@ def per_workload(runs, w):
                   "porting": 100 * port,
                   "warps": sum(warps[p]) / len(warps[p]) if warps[p] else None,
                   "norm": norm}
+    for h, v in hits.items():  # zorua's on-chip hit rates, over its specifications
+        fig["zorua"][h] = 100 * sum(v) / len(v) if v else None
     return fig
 
 
@@ -197,6 +203,12 @@ def write_table(path, figs, infeasible):
             cells += [fmt(paper, k in ("best", "warps")) if paper is not None else "—",
                       fmt(avg[p][k], k in ("best", "warps"))]
         lines.append(f"| {names[k]} | " + " | ".join(cells) + " |")
+    rates = []
+    for h in ("rf_hit_rate", "smem_hit_rate"):
+        v = [f["zorua"][h] for f in figs.values() if f["zorua"].get(h) is not None]
+        rates.append(sum(v) / len(v) if v else None)
+    lines.append(f"| on-chip hit rate, registers / scratchpad | — | — | — | — | 98.9% / 99.6% "
+                 f"| {' / '.join('n/a' if r is None else f'{r:.3f}%' for r in rates)} |")
     lines += ["", "## Per workload", "",
               "| workload | " + " | ".join(f"{p} range" for p in POLICIES) + " | " +
               " | ".join(f"{p} porting" for p in POLICIES) +
