@@ -57,6 +57,7 @@ WORKLOADS = {
                   lambda b: ([f"-DBLOCK={b}"], ["65536"])),
     "scan": ("scan", [64, 128, 256, 512, 1024], lambda b: ([f"-DBLOCK={b}"], ["65536"])),
     "spmv": ("spmv", [64, 128, 256, 512, 1024], lambda b: ([f"-DBLOCK={b}"], ["1500", "2"])),
+    "sssp": ("sssp", [64, 128, 256, 512, 1024], lambda b: ([], ["20000", "6", str(b)])),
 }
 
 # How the runtime refuses a launch that does not fit an SM (docs/runtime.md).
