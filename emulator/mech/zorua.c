@@ -35,8 +35,9 @@
  * (warp context or CTA slot) and the set. When an instruction reads or writes a register
  * set that is in the swap space, it waits (stall.resource) while the set is read back,
  * as a real memory request through the SM's L1, the L2 and DRAM; the set takes a free
- * physical set or the least frequently used one of the SM (not the instruction's own),
- * which is spilled with a write if it was ever written. A shared-memory access that
+ * physical set or the least frequently used one of the SM (not the instruction's own;
+ * among the sets of warps that cannot issue now first), which is spilled with a write if
+ * it was ever written. A shared-memory access that
  * touches a swapped scratchpad set does the same, but holds the warp's next instruction,
  * not the access itself: the addresses are known only once the access has executed
  * (execute-at-issue). A set mapped to nothing (fresh, or one a phase gave back) and a
@@ -251,10 +252,15 @@ static uint32_t take_phys(TmSm *sm, Zs *z, unsigned q, uint32_t owner, uint32_t 
     if (r->nfree) {
         i = r->free[--r->nfree];
     } else {
+        /* the least frequently used set, among those of warps that cannot issue now
+         * (queued or at a barrier) first: a running warp's set would come back soon */
         uint32_t best = UINT32_MAX;
-        for (uint32_t j = 0; j < r->phys; j++)
-            if (!kept(keep, &r->p[j]) && (best == UINT32_MAX || r->p[j].freq < r->p[best].freq))
-                best = j;
+        for (int pass = q == ZQ_REG ? 0 : 1; pass < 2 && best == UINT32_MAX; pass++)
+            for (uint32_t j = 0; j < r->phys; j++)
+                if (!kept(keep, &r->p[j]) &&
+                    (pass || z->w[r->p[j].owner].stage != ZW_SCHED) &&
+                    (best == UINT32_MAX || r->p[j].freq < r->p[best].freq))
+                    best = j;
         if (best == UINT32_MAX)
             return UINT32_MAX;
         i = best;
