@@ -1,17 +1,16 @@
 // nqueens: counts the placements of N non-attacking queens on an N x N board. The host
-// places the queens of the first three rows in every valid way; each GPU thread takes one
+// places the queens of the first rows (three unless told) in every valid way; each GPU thread takes one
 // such prefix and searches the rest depth first, with its stack (the column and diagonal
 // masks and the untried columns of each row) in shared memory, as GPU N-queens solvers
 // keep it. The resource specification is chosen at run time: the threads per block, and
-// so the shared memory per block (threads x rows left x 16 bytes). The count is checked
-// against a CPU search and the known numbers of solutions.
-// Usage: nqueens [N 5..14 [threads_per_block 32..1024, a multiple of 32]]
+// so the shared memory per block (threads x rows left x 16 bytes); the rows the host
+// places set how many searches there are. The count is checked against a CPU search and
+// the known numbers of solutions.
+// Usage: nqueens [N 5..14 [threads_per_block 32..1024, a multiple of 32 [rows placed 1..5]]]
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-
-#define PREFIX 3
 
 static double cpu_seconds(void)
 {
@@ -29,16 +28,17 @@ static int check(cudaError_t e, const char *what)
 }
 
 // prefix[3 i .. 3 i + 2]: the column, left-diagonal and right-diagonal masks after the
-// first PREFIX rows of prefix i. Stack entry (level, field) of thread t is at
+// first rows of prefix i (n - rows of them). Stack entry (level, field) of thread t is at
 // stack[(level * 4 + field) * blockDim.x + t], so a warp's accesses fall in distinct banks.
-__global__ void search(const unsigned *prefix, int count, int n, unsigned long long *solutions)
+__global__ void search(const unsigned *prefix, int count, int n, int rows,
+                       unsigned long long *solutions)
 {
     extern __shared__ unsigned stack[];
     int t = threadIdx.x, i = blockIdx.x * blockDim.x + t, b = blockDim.x;
     unsigned full = (1u << n) - 1;
     unsigned long long found = 0;
     if (i < count) {
-        int top = 0, rows = n - PREFIX;
+        int top = 0;
         unsigned c = prefix[3 * i], l = prefix[3 * i + 1], r = prefix[3 * i + 2];
         stack[0 * b + t] = c;
         stack[1 * b + t] = l;
@@ -83,29 +83,19 @@ static unsigned long long count_cpu(unsigned full, unsigned c, unsigned l, unsig
     return k;
 }
 
-// Every valid placement of the first PREFIX rows, as masks for the row after them.
-static int prefixes(int n, unsigned *out)
+// Every valid placement of the first `left` rows (after the masks c, l, r), as masks for
+// the row after them, in column order; returns how many it appended at out + 3 k.
+static int prefixes(unsigned full, int left, unsigned c, unsigned l, unsigned r, unsigned *out,
+                    int k)
 {
-    int k = 0;
-    unsigned full = (1u << n) - 1;
-    for (int a = 0; a < n; a++)
-        for (int b = 0; b < n; b++)
-            for (int c = 0; c < n; c++) {
-                int q[PREFIX] = {a, b, c}, ok = 1;
-                for (int i = 0; i < PREFIX && ok; i++)
-                    for (int j = 0; j < i && ok; j++)
-                        ok = q[i] != q[j] && abs(q[i] - q[j]) != i - j;
-                if (!ok)
-                    continue;
-                unsigned cols = 0, l = 0, r = 0;
-                for (int i = 0; i < PREFIX; i++) {
-                    cols |= 1u << q[i];
-                    l = ((l | 1u << q[i]) << 1) & full;
-                    r = (r | 1u << q[i]) >> 1;
-                }
-                out[3 * k] = cols, out[3 * k + 1] = l, out[3 * k + 2] = r;
-                k++;
-            }
+    if (!left) {
+        out[3 * k] = c, out[3 * k + 1] = l, out[3 * k + 2] = r;
+        return k + 1;
+    }
+    for (unsigned avail = ~(c | l | r) & full; avail; avail &= avail - 1) {
+        unsigned bit = avail & (0u - avail);
+        k = prefixes(full, left - 1, c | bit, ((l | bit) << 1) & full, (r | bit) >> 1, out, k);
+    }
     return k;
 }
 
@@ -114,13 +104,18 @@ int main(int argc, char **argv)
     static const unsigned long long known[15] = {1, 1, 0, 0, 2, 10, 4, 40, 92, 352, 724,
                                                  2680, 14200, 73712, 365596};
     int n = argc > 1 ? atoi(argv[1]) : 10, threads = argc > 2 ? atoi(argv[2]) : 128;
-    if (n < 5 || n > 14 || threads < 32 || threads > 1024 || threads % 32) {
+    int placed = argc > 3 ? atoi(argv[3]) : 3;
+    if (n < 5 || n > 14 || threads < 32 || threads > 1024 || threads % 32 || placed < 1 ||
+        placed > 5) {
         fprintf(stderr, "usage: nqueens [N 5..14 [threads_per_block 32..1024, a multiple "
-                        "of 32]]\n");
+                        "of 32 [rows placed 1..5]]]\n");
         return 2;
     }
-    unsigned *pre = (unsigned *)malloc(sizeof(unsigned) * 3 * n * n * n);
-    int count = prefixes(n, pre);
+    size_t most = 1;
+    for (int i = 0; i < placed; i++)
+        most *= n;
+    unsigned *pre = (unsigned *)malloc(sizeof(unsigned) * 3 * most);
+    int count = prefixes((1u << n) - 1, placed, 0, 0, 0, pre, 0);
     unsigned *dpre;
     unsigned long long *dsol, sol = 0;
     if (check(cudaMalloc(&dpre, sizeof(unsigned) * 3 * count), "cudaMalloc") ||
@@ -129,8 +124,9 @@ int main(int argc, char **argv)
               "cudaMemcpy") ||
         check(cudaMemset(dsol, 0, sizeof sol), "cudaMemset"))
         return 1;
-    size_t shared = sizeof(unsigned) * 4 * (n - PREFIX) * threads;
-    search<<<(count + threads - 1) / threads, threads, shared>>>(dpre, count, n, dsol);
+    size_t shared = sizeof(unsigned) * 4 * (n - placed) * threads;
+    search<<<(count + threads - 1) / threads, threads, shared>>>(dpre, count, n, n - placed,
+                                                                 dsol);
     if (check(cudaGetLastError(), "launch") || check(cudaDeviceSynchronize(), "search") ||
         check(cudaMemcpy(&sol, dsol, sizeof sol, cudaMemcpyDeviceToHost), "cudaMemcpy"))
         return 1;
