@@ -52,12 +52,16 @@ REGS = [0, 48, 64]  # 0: xgpu-cc's own allocation; else xgpu-cc --regs=N (given 
 WORKLOADS = {
     "dct8x8": ("dct8x8", [64, 128, 256, 512, 1024],
                lambda b: ([], ["128", "128", str(b // 64)])),
-    "nqueens": ("nqueens", [32, 64, 128, 192, 256], lambda b: ([], ["10", str(b)])),
+    "nqueens": ("nqueens", [32, 64, 128, 192, 256], lambda b: ([], ["11", str(b), "5"])),
     "reduction": ("reduction", [64, 128, 256, 512, 1024],
                   lambda b: ([f"-DBLOCK={b}"], ["65536"])),
     "scan": ("scan", [64, 128, 256, 512, 1024], lambda b: ([f"-DBLOCK={b}"], ["65536"])),
     "spmv": ("spmv", [64, 128, 256, 512, 1024], lambda b: ([f"-DBLOCK={b}"], ["1500", "2"])),
     "sssp": ("sssp", [64, 128, 256, 512, 1024], lambda b: ([], ["20000", "6", str(b)])),
+    "mst": ("mst", [64, 128, 256, 512, 1024], lambda b: ([], ["20000", "4", str(b)])),
+    # 32 stack entries per thread: the scratchpad per block grows with the block
+    "barneshut": ("barneshut", [32, 64, 128, 256, 384],
+                  lambda b: ([], ["8192", str(b), "32"])),
 }
 
 # How the runtime refuses a launch that does not fit an SM (docs/runtime.md).

@@ -13,7 +13,10 @@
  *
  * The coordinator. A CTA arrives while the SM has a free CTA slot and warp contexts
  * (1 + zorua.o_max/100 times its warp slots), its resident warps stay within the warp
- * slots plus their o_thresh, and no warp waits in a queue. Each warp then passes three
+ * slots plus their o_thresh, the scratchpad of the resident CTAs and its own within the
+ * physical scratchpad plus its o_thresh (scratchpad is the CTA's, so a CTA that could only
+ * wait for it is not admitted: another SM may start it sooner), and no warp waits in a
+ * queue. Each warp then passes three
  * ordered queues: thread/barrier (a physical warp slot), scratchpad (its CTA holds the sets
  * the warp's phase needs) and registers (the warp holds the sets its phase needs). A
  * grant takes free physical sets first and maps the rest to the swap space, if that
@@ -120,6 +123,7 @@ typedef struct Zs {
     ZCta *c;                      /* [core.max_ctas_per_sm] */
     uint32_t nsets, nsmem;        /* a warp's register sets, a CTA's scratchpad sets at most */
     uint32_t resident;            /* warps resident (contexts used) */
+    uint32_t smem_committed;      /* scratchpad sets of the resident CTAs (nsmem each) */
     uint32_t qlen[ZQ_N];
     uint64_t seq;
     int dirty;                    /* something changed that a grant may use */
@@ -519,6 +523,7 @@ static int zorua_fits(const TmSm *sm)
     return sm->ncta_live < sm->cfg->core_max_ctas_per_sm &&
            z->resident + g->cta_warps <= sm->max_warps &&
            z->resident + g->cta_warps <= t->phys + t->othresh &&
+           z->smem_committed + z->nsmem <= z->r[ZQ_SMEM].phys + z->r[ZQ_SMEM].othresh &&
            !z->qlen[ZQ_THREAD] && !z->qlen[ZQ_SMEM] && !z->qlen[ZQ_REG];
 }
 
@@ -530,6 +535,7 @@ static void zorua_cta_start(TmSm *sm, TmCta *t)
     for (uint32_t s = 0; s < z->nsmem; s++)
         c->map[s] = ZM_NONE;
     z->resident += sm->gpu->cta_warps;
+    z->smem_committed += z->nsmem;
 }
 
 static void zorua_cta_done(TmSm *sm, TmCta *t)
@@ -539,6 +545,7 @@ static void zorua_cta_done(TmSm *sm, TmCta *t)
     for (uint32_t s = 0; s < z->nsmem; s++)
         give_entry(&z->r[ZQ_SMEM], &c->map[s]);
     c->held = 0;
+    z->smem_committed -= z->nsmem;
     z->dirty = 1;
 }
 
