@@ -53,6 +53,12 @@ static const CfgRange cfg_ranges[] = {
     {"zorua.reg_set",               1,   63,          0, "a set is at most 255 bytes per lane"},
     {"zorua.smem_set",              32,  4096,        1, NULL},
     {"zorua.epoch",                 1,   MAX_U64,     0, NULL},
+    {"caba.latency_bdi",            0,   4096,        0, "a DRAM read's added delay is 16-bit"},
+    {"caba.latency_fpc",            0,   4096,        0, "a DRAM read's added delay is 16-bit"},
+    {"caba.latency_cpack",          0,   4096,        0, "a DRAM read's added delay is 16-bit"},
+    {"caba.md_cache_ways",          1,   64,          0, NULL},
+    {"caba.md_line",                4,   4096,        1, NULL},
+    {"caba.md_bits",                1,   8,           1, "a line has at most 256 encodings"},
     {"unit.int.ii",                 1,   MAX_U32,     0, NULL},
     {"unit.fp.ii",                  1,   MAX_U32,     0, NULL},
     {"unit.dp.ii",                  1,   MAX_U32,     0, NULL},
@@ -315,11 +321,41 @@ static int cfg_check_zorua(const EmuConfig *c, char *err, size_t n)
     return 0;
 }
 
+/* CABA's compressed memory (docs/caba.md): the mode and the transform go together, and
+ * the codecs take 64- and 128-byte lines. */
+static int cfg_check_caba(const EmuConfig *c, char *err, size_t n)
+{
+    int on = strcmp(c->caba_mode, "off") != 0, caba = strcmp(c->mem_transform, "caba") == 0;
+    if (on != caba) {
+        snprintf(err, n, "%s: the compressed memory is mem.transform = caba with caba.mode "
+                 "hw-mem; set both (got mem.transform = %s, caba.mode = %s)",
+                 on ? "caba.mode" : "mem.transform", c->mem_transform, c->caba_mode);
+        return -1;
+    }
+    if (caba && c->l1_line != 64 && c->l1_line != 128) {
+        snprintf(err, n, "mem.transform = caba: the line compressors take 64- or 128-byte "
+                 "lines, l1.line is %u", c->l1_line);
+        return -1;
+    }
+    if (caba && c->caba_md_line > c->dram_burst_bytes) {
+        snprintf(err, n, "caba.md_line: a metadata line is one DRAM burst, at most "
+                 "dram.burst_bytes = %u, got %u", c->dram_burst_bytes, c->caba_md_line);
+        return -1;
+    }
+    if (caba && c->caba_md_cache_bytes < c->caba_md_line * c->caba_md_cache_ways) {
+        snprintf(err, n, "caba.md_cache_bytes: %u bytes hold less than one set of %u ways of "
+                 "%u-byte lines", c->caba_md_cache_bytes, c->caba_md_cache_ways,
+                 c->caba_md_line);
+        return -1;
+    }
+    return 0;
+}
+
 int emu_config_check(const EmuConfig *c, char *err, size_t n)
 {
     if (cfg_check_ranges(c, err, n) || cfg_check_gpu(c, err, n) || cfg_check_core(c, err, n) ||
         cfg_check_memento(c, err, n) || cfg_check_names(c, err, n) || cfg_check_l1(c, err, n) ||
-        cfg_check_mem(c, err, n) || cfg_check_zorua(c, err, n))
+        cfg_check_mem(c, err, n) || cfg_check_zorua(c, err, n) || cfg_check_caba(c, err, n))
         return -1;
     return 0;
 }

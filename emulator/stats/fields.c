@@ -87,6 +87,10 @@ static const StatRatio stat_ratios[] = {
      "zorua: register-set accesses that found the set on chip / all (docs/zorua.md)"},
     {"zorua.smem_hit_rate", "zorua.smem_hits", {"zorua.smem_accesses", NULL},
      "zorua: scratchpad-set accesses that found the set on chip / all"},
+    {"caba.compression_ratio", "caba.line_bytes", {"caba.stored_bytes", NULL},
+     "caba: bytes of the lines DRAM moved / their bytes as stored (docs/caba.md)"},
+    {"caba.md_hit_rate", "caba.md_hits", {"caba.md_hits", "caba.md_misses"},
+     "caba: metadata-cache hits / lookups"},
     {"twolevel.pending_ready_fraction", "twolevel.pending_ready", {ISSUE_SLOTS, NULL},
      "two-level policies: issue slots lost while a pending warp was ready / all issue slots"},
 };

@@ -17,6 +17,8 @@ typedef struct DramReq {
     uint8_t sectors;    /* sectors moved: one burst each ... */
     uint8_t bursts;     /* ... unless this is not 0: a transformed (compressed) line */
     uint8_t write;
+    uint8_t meta;       /* the memory-side transform's metadata, not a data line */
+    uint16_t delay;     /* core cycles between a read's data and its fill (the transform's) */
     uint64_t arrival;   /* DRAM cycle it entered the queue (set by dram_push) */
 } DramReq;
 

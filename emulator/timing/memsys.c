@@ -54,6 +54,7 @@ typedef enum MsEvKind {
     EV_RESPOND, /* r leaves slice for its SM */
     EV_DRAM,    /* r (read or write-back) reaches the slice's DRAM channel */
     EV_FILL,    /* DRAM data for r.line, r.sectors is back at slice */
+    EV_META,    /* the transform's metadata line r.line of channel r.tag is back */
 } MsEvKind;
 
 typedef struct MsEvent {
@@ -70,6 +71,17 @@ typedef struct MsOutbox {
     MsItem *v;
     unsigned n, cap;
 } MsOutbox;
+
+/* A DRAM read that waits for the transform's metadata (TmXfAccess.meta_read/wait). */
+typedef struct MsParked {
+    uint64_t meta;
+    DramReq req;
+} MsParked;
+
+typedef struct MsChan {
+    MsParked *v;
+    unsigned n, cap;
+} MsChan;
 
 typedef struct MsSlice {
     L2Slice l2;
@@ -103,6 +115,7 @@ struct MemSys {
     unsigned pf_queue;        /* l2.prefetch_queue */
     const TmTransformOps *xf; /* mem.transform */
     void *xf_state;
+    MsChan *parked;           /* [nchan] reads waiting for metadata */
     TmLineRead read;          /* the transform's view of device memory, or NULL */
     void *read_ctx;
     uint8_t *linebuf;         /* [line] */
@@ -189,15 +202,88 @@ static uint8_t ms_bursts(MemSys *m, const TmReq *r, TmCounters *ctr)
     return (uint8_t)b;
 }
 
-static DramReq ms_dram_req(MemSys *m, const TmReq *r, unsigned slice, unsigned *chan)
+static void chan_changed(MemSys *m, unsigned i);
+
+/* The transform's metadata lives above every data row of its channel. */
+#define MS_META_ROW (1ull << 40)
+
+static DramReq ms_meta_req(const MemSys *m, uint64_t meta, int write)
+{
+    return (DramReq){.line = meta, .row = MS_META_ROW + meta / m->lines_per_row / m->banks,
+                     .bank = (unsigned)(meta / m->lines_per_row % m->banks), .sectors = 1,
+                     .bursts = 1, .write = (uint8_t)write, .meta = 1};
+}
+
+static int park(MsChan *c, uint64_t meta, const DramReq *d)
+{
+    if (c->n == c->cap) {
+        unsigned cap = c->cap ? 2 * c->cap : 16;
+        MsParked *v = realloc(c->v, cap * sizeof *v);
+        if (!v)
+            return -1;
+        c->v = v, c->cap = cap;
+    }
+    c->v[c->n++] = (MsParked){meta, *d};
+    return 0;
+}
+
+/* Request r of slice reaches its DRAM channel at cycle now: the transform (if it keeps
+ * metadata) says what it moves and what metadata it needs first. */
+static void ms_to_dram(MemSys *m, const TmReq *r, unsigned slice, Cycle now)
 {
     uint64_t local = r->line / m->line / m->nslice * m->nsub + slice / m->nchan;
-    *chan = slice % m->nchan;
-    return (DramReq){.line = r->line, .row = local / m->lines_per_row / m->banks,
-                     .bank = (unsigned)(local / m->lines_per_row % m->banks),
-                     .slice = (uint16_t)slice, .sectors = r->sectors,
-                     .bursts = ms_bursts(m, r, m->chan[*chan].ctr),
-                     .write = r->kind == TM_WRITE};
+    unsigned ch = slice % m->nchan;
+    DramChan *c = &m->chan[ch];
+    DramReq d = {.line = r->line, .row = local / m->lines_per_row / m->banks,
+                 .bank = (unsigned)(local / m->lines_per_row % m->banks),
+                 .slice = (uint16_t)slice, .sectors = r->sectors,
+                 .write = r->kind == TM_WRITE};
+    if (!m->xf->access) {
+        d.bursts = ms_bursts(m, r, c->ctr);
+        dram_push(c, &d, now);
+        chan_changed(m, ch);
+        return;
+    }
+    const uint8_t *data = m->read && m->read(m->read_ctx, r->line, m->linebuf, m->line) == 0
+                              ? m->linebuf : NULL;
+    unsigned plain = tm_nsectors(r->sectors), all = m->slice[slice].l2.c.nsectors;
+    TmXfAccess a = {.bursts = plain, .meta_read = TM_XF_NO_META, .meta_wait = TM_XF_NO_META,
+                    .meta_write = TM_XF_NO_META};
+    m->xf->access(m->xf_state, c->ctr, ch, local, r, data, &a);
+    unsigned b = a.bursts < 1 ? 1 : a.bursts > all ? all : a.bursts;
+    if (b < plain)
+        c->ctr->dram_bursts_saved += plain - b;
+    d.bursts = (uint8_t)b, d.delay = a.delay;
+    if (a.whole && !d.write)
+        d.sectors = (uint8_t)((1u << all) - 1);
+    if (a.meta_write != TM_XF_NO_META) {
+        DramReq w = ms_meta_req(m, a.meta_write, 1);
+        dram_push(c, &w, now);
+    }
+    if (a.meta_read != TM_XF_NO_META) {
+        DramReq q = ms_meta_req(m, a.meta_read, 0);
+        dram_push(c, &q, now);
+    }
+    uint64_t wait = a.meta_read != TM_XF_NO_META ? a.meta_read : a.meta_wait;
+    if (d.write || wait == TM_XF_NO_META || park(&m->parked[ch], wait, &d) < 0)
+        dram_push(c, &d, now); /* (out of host memory: served without waiting) */
+    chan_changed(m, ch);
+}
+
+/* Metadata line meta of channel ch is back: the reads that waited for it go to DRAM. */
+static void ms_meta_back(MemSys *m, unsigned ch, uint64_t meta, Cycle now)
+{
+    MsChan *c = &m->parked[ch];
+    m->xf->meta_done(m->xf_state, ch, meta);
+    unsigned k = 0;
+    for (unsigned i = 0; i < c->n; i++) {
+        if (c->v[i].meta == meta)
+            dram_push(&m->chan[ch], &c->v[i].req, now);
+        else
+            c->v[k++] = c->v[i];
+    }
+    c->n = k;
+    chan_changed(m, ch);
 }
 
 static int ms_check(const EmuConfig *cfg, char *err, size_t n)
@@ -267,6 +353,7 @@ MemSys *memsys_new(const EmuConfig *cfg, TmCounters *ctr, char *err, size_t n)
     m->ctr = ctr;
     m->slice = calloc(m->nslice, sizeof *m->slice);
     m->chan = calloc(m->nchan, sizeof *m->chan);
+    m->parked = calloc(m->nchan, sizeof *m->parked);
     m->to_sm = calloc(m->nsm, sizeof *m->to_sm);
     m->out = calloc(m->nsm, sizeof *m->out);
     m->recv_head = malloc(m->nsm * sizeof *m->recv_head);
@@ -275,8 +362,8 @@ MemSys *memsys_new(const EmuConfig *cfg, TmCounters *ctr, char *err, size_t n)
         ;
     m->unext = malloc(m->upow * sizeof *m->unext);
     m->uwin = malloc(2 * m->upow * sizeof *m->uwin);
-    if (!m->slice || !m->chan || !m->to_sm || !m->out || !m->recv_head || !m->fillbuf ||
-        !m->unext || !m->uwin) {
+    if (!m->slice || !m->chan || !m->parked || !m->to_sm || !m->out || !m->recv_head ||
+        !m->fillbuf || !m->unext || !m->uwin) {
         snprintf(err, n, "out of memory");
         memsys_free(m);
         return NULL;
@@ -358,6 +445,9 @@ void memsys_free(MemSys *m)
     if (m->pf && m->pf->free)
         m->pf->free(m->pf_state);
     free(m->linebuf);
+    for (unsigned i = 0; m->parked && i < m->nchan; i++)
+        free(m->parked[i].v);
+    free(m->parked);
     icnt_free(&m->icnt);
     for (unsigned i = 0; m->slice && i < m->nslice; i++) {
         l2_free(&m->slice[i].l2);
@@ -516,8 +606,11 @@ static void chan_step(MemSys *m, unsigned i)
 {
     DramDone d;
     if (dram_pick(&m->chan[i], &d) && !d.req.write) {
-        TmReq r = {.line = d.req.line, .sectors = d.req.sectors, .kind = TM_READ};
-        ev_push(m, d.at, EV_FILL, d.req.slice, &r);
+        TmReq r = {.line = d.req.line, .sectors = d.req.sectors, .kind = TM_READ, .tag = i};
+        if (d.req.meta)
+            ev_push(m, d.at, EV_META, 0, &r);
+        else
+            ev_push(m, d.at + d.req.delay, EV_FILL, d.req.slice, &r);
     }
     chan_changed(m, i);
 }
@@ -531,10 +624,9 @@ static void ev_step(MemSys *m)
         const MsItem *h = q_front(&m->to_sm[e.r.sm]);
         m->recv_head[e.r.sm] = h ? h->at : TM_NEVER;
     } else if (e.kind == EV_DRAM) {
-        unsigned ch;
-        DramReq d = ms_dram_req(m, &e.r, e.slice, &ch);
-        dram_push(&m->chan[ch], &d, e.at);
-        chan_changed(m, ch);
+        ms_to_dram(m, &e.r, e.slice, e.at);
+    } else if (e.kind == EV_META) {
+        ms_meta_back(m, (unsigned)e.r.tag, e.r.line, e.at);
     } else {
         MsSlice *s = &m->slice[e.slice];
         unsigned k = l2_fill(&s->l2, e.r.line, e.r.sectors, m->fillbuf, e.at);
@@ -638,8 +730,11 @@ void memsys_dump(const MemSys *m, FILE *f)
                 (unsigned long long)m->slice[i].free);
         l2_dump(&m->slice[i].l2, f);
     }
-    for (unsigned i = 0; i < m->nchan; i++)
+    for (unsigned i = 0; i < m->nchan; i++) {
         dram_dump(&m->chan[i], i, f);
+        if (m->parked[i].n)
+            fprintf(f, "  %u reads wait for the transform's metadata\n", m->parked[i].n);
+    }
     for (unsigned i = 0; i < m->nsm; i++)
         if (m->to_sm[i].n)
             fprintf(f, "sm %u: %u responses waiting\n", i, m->to_sm[i].n);

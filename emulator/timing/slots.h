@@ -220,17 +220,38 @@ typedef struct TmL2PrefetchOps {
 const TmL2PrefetchOps *tm_l2_prefetch_find(const char *name);
 const TmL2PrefetchOps *tm_l2_prefetch_entry(size_t i);
 
+/* What a memory-side transform does with one DRAM access (TmTransformOps.access). A
+ * metadata line is an index into the channel's metadata region (TM_XF_NO_META: none);
+ * the memory system reads and writes it as a one-burst DRAM access of its own. */
+#define TM_XF_NO_META UINT64_MAX
+typedef struct TmXfAccess {
+    unsigned bursts;     /* DRAM bursts the access moves, in [1, sectors of a line] */
+    uint8_t whole;       /* a read brings the whole line: the L2 fills every sector */
+    uint16_t delay;      /* core cycles between a read's data and its fill (decoding) */
+    uint64_t meta_read;  /* metadata to read before this read can be served */
+    uint64_t meta_wait;  /* metadata already on its way that this read waits for */
+    uint64_t meta_write; /* metadata evicted dirty: written back */
+} TmXfAccess;
+
 /* The memory-side transform slot (mem.transform): one state per memory system. At each
  * DRAM request (a read the L2 sends for its missing sectors, or a write-back) bursts
  * says how many DRAM bursts it moves: `plain` is the baseline's (one per sector); line
  * is the line's current bytes in device memory (l1.line of them; NULL when they cannot
  * be read: not device memory, or no device behind the memory system). The result must
- * lie in [1, plain]. The crossbar and the L2 hold lines as they are. */
+ * lie in [1, plain]. The crossbar and the L2 hold lines as they are.
+ * A transform that keeps per-line metadata (a compressed memory) gives access instead
+ * of bursts: a is preset to the baseline (plain bursts, nothing else), chan is the DRAM
+ * channel and local the line's index within it (what metadata is kept by); meta_done
+ * says a metadata read it asked for is back (the reads waiting on it go to DRAM then).
+ * The memory system clamps bursts to the line's sectors. */
 typedef struct TmTransformOps {
     const char *name;
     void *(*init)(const EmuConfig *cfg); /* NULL state: out of host memory */
     void (*free)(void *state);
     unsigned (*bursts)(void *state, const TmReq *r, const uint8_t *line, unsigned plain);
+    void (*access)(void *state, TmCounters *ctr, unsigned chan, uint64_t local,
+                   const TmReq *r, const uint8_t *line, TmXfAccess *a);
+    void (*meta_done)(void *state, unsigned chan, uint64_t meta);
 } TmTransformOps;
 
 const TmTransformOps *tm_transform_find(const char *name);
