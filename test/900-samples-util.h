@@ -30,7 +30,7 @@ static const struct {
     {"vecadd", "30000"},      {"wmma_gemm", "32 64 32"}, {"wmma_conv", "16 16 8 8"},
     {"wmma_rnn", "16 16 64 2"}, {"xmem_tiled", ""},   {"dct8x8", "64 64 4"},
     {"nqueens", "8 64"},      {"sssp", "2000 4 128"},  {"mst", "2000 4 64"},
-    {"barneshut", "1024 64 32"},
+    {"barneshut", "1024 64 32"}, {"relu", "16 2048 1"},
 };
 #define SUITE_SAMPLES (sizeof suite_samples / sizeof suite_samples[0])
 
@@ -91,6 +91,18 @@ static char *suite_run(size_t i, const char *preset, const char *mode, const cha
     char *s = strdup(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY));
     json_object_put(root);
     return s;
+}
+
+/* totals.timing.<key> of a run's statistics (suite_run's string), or -1. */
+static inline long long suite_total(const char *stats, const char *key)
+{
+    json_object *root = stats ? json_tokener_parse(stats) : NULL, *t, *m, *v;
+    long long x = -1;
+    if (root && json_object_object_get_ex(root, "totals", &t) &&
+        json_object_object_get_ex(t, "timing", &m) && json_object_object_get_ex(m, key, &v))
+        x = json_object_get_int64(v);
+    json_object_put(root);
+    return x;
 }
 
 #endif

@@ -15,18 +15,6 @@
 
 static const char *const presets[] = {"gtx480", "kepler", "maxwell"};
 
-/* totals.timing.<key> of a run's statistics, or -1. */
-static long long total(const char *stats, const char *key)
-{
-    json_object *root = stats ? json_tokener_parse(stats) : NULL, *t, *m, *v;
-    long long x = -1;
-    if (root && json_object_object_get_ex(root, "totals", &t) &&
-        json_object_object_get_ex(t, "timing", &m) && json_object_object_get_ex(m, key, &v))
-        x = json_object_get_int64(v);
-    json_object_put(root);
-    return x;
-}
-
 Test(zorua_samples, same_instructions_as_functional_and_skip_idle_identical, .timeout = 1700)
 {
     int failed = 0;
@@ -41,7 +29,7 @@ Test(zorua_samples, same_instructions_as_functional_and_skip_idle_identical, .ti
             char *z = suite_run(i, presets[p], "timing", ZORUA, 1, &wz);
             char *w = mine ? suite_run(i, presets[p], "timing", WLM, 1, &ww) : NULL;
             int good = z && (w || !mine) && wz == wf && ww == wf &&
-                       total(z, "zorua.grants") > 0;
+                       suite_total(z, "zorua.grants") > 0;
             cr_expect(good, "%s on %s: functional %lld, zorua %lld, wlm %lld warp instructions",
                       n, presets[p], wf, wz, ww);
             if (good && mine && i % 2 == 0) { /* every other sample: no skip is slow */

@@ -328,7 +328,7 @@ static int cfg_check_caba(const EmuConfig *c, char *err, size_t n)
     int on = strcmp(c->caba_mode, "off") != 0, caba = strcmp(c->mem_transform, "caba") == 0;
     if (on != caba) {
         snprintf(err, n, "%s: the compressed memory is mem.transform = caba with caba.mode "
-                 "hw-mem; set both (got mem.transform = %s, caba.mode = %s)",
+                 "hw-mem, hw or ideal; set both (got mem.transform = %s, caba.mode = %s)",
                  on ? "caba.mode" : "mem.transform", c->mem_transform, c->caba_mode);
         return -1;
     }

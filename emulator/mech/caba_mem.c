@@ -15,16 +15,27 @@
  * Where the bursts come from. Each memory controller keeps caba.md_bits of metadata per
  * line (the encoding; the bursts follow from it) in a DRAM region of its own, behind a
  * metadata cache (caba.md_cache_bytes, caba.md_cache_ways, LRU, lines of caba.md_line
- * bytes, each one DRAM burst). A read looks its line's metadata up first: a miss reads the
- * metadata line from DRAM and the data read waits for it; a read that finds the metadata
- * line still on its way waits for the same read. A write-back knows its new encoding and
- * does not wait, but it updates the metadata (a miss reads the metadata line, then it is
- * dirty). A dirty metadata line that is evicted is written back.
+ * bytes, each one DRAM burst). A read looks its line's metadata up first; a miss reads the
+ * metadata line from DRAM. A read that does not know its bursts (a miss, or metadata still
+ * on its way) reads the whole line's place at once, whatever sectors it asked for, as the
+ * compressed line starts there if it is one (caba.md_miss = full), or waits for the
+ * metadata (wait, the default). A write-back knows its new encoding and does not wait,
+ * but it updates the metadata (a miss reads the metadata line, then it is dirty). A dirty
+ * metadata line that is evicted is written back.
  *
- * hw-mem (the paper's HW-BDI-Mem): compression and decompression logic at each memory
- * controller; a read of a compressed line reaches its L2 caba.latency_<codec> cycles
- * after its data left DRAM. Compressing a write-back is off the SMs' path and costs no
- * time here.
+ * The modes (caba.mode; the paper's designs):
+ *   hw-mem  (HW-BDI-Mem) compressed in DRAM only: logic at each memory controller; a read
+ *           of a compressed line reaches its L2 caba.latency_<codec> cycles after its
+ *           data left DRAM. The L2 and the crossbar hold and move lines as they are.
+ *   hw      (HW-BDI) compressed in DRAM and in the L2: a read fills the L2 as it left
+ *           DRAM, and each read response crosses as the smaller of the compressed line
+ *           and the sectors it asks for (decompressed at the L2); either way the line is
+ *           decompressed once, by dedicated logic, and reaches the SM caba.latency_<codec>
+ *           cycles after the crossbar delivered it.
+ *   ideal   as hw with no decompression latency and metadata that costs nothing (no
+ *           metadata cache, no metadata traffic).
+ * Compressing a write-back is off the SMs' path and costs no time here. A store crosses
+ * uncompressed (CABA assumes stores target uncompressed lines).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +43,7 @@
 #include "mech/mech.h"
 
 enum { CABA_BEST = -1 };
+enum { CABA_HW_MEM, CABA_HW, CABA_IDEAL }; /* caba.mode */
 
 /* A metadata-cache way: the metadata line it holds (its index in the channel's region). */
 typedef struct MdWay {
@@ -41,8 +53,10 @@ typedef struct MdWay {
 
 typedef struct Caba {
     int algo;                  /* XcAlgo, or CABA_BEST */
+    int mode;                  /* CABA_HW_MEM ... */
+    int md_wait;               /* caba.md_miss = wait */
     unsigned latency[3];       /* per XcAlgo */
-    unsigned line, burst;      /* l1.line, dram.burst_bytes */
+    unsigned line, sector, burst; /* l1.line, l1.sector, dram.burst_bytes */
     unsigned nchan, sets, ways;
     uint64_t per_md;           /* data lines one metadata line covers */
     MdWay *md;                 /* [nchan][sets][ways] */
@@ -60,10 +74,14 @@ static void *caba_init(const EmuConfig *cfg)
     for (int i = 0; i < 3; i++)
         if (strcmp(cfg->caba_algo, algos[i]) == 0)
             c->algo = i;
+    c->md_wait = strcmp(cfg->caba_md_miss, "wait") == 0;
+    c->mode = strcmp(cfg->caba_mode, "hw") == 0      ? CABA_HW
+              : strcmp(cfg->caba_mode, "ideal") == 0 ? CABA_IDEAL
+                                                     : CABA_HW_MEM;
     c->latency[XC_BDI] = cfg->caba_latency_bdi;
     c->latency[XC_FPC] = cfg->caba_latency_fpc;
     c->latency[XC_CPACK] = cfg->caba_latency_cpack;
-    c->line = cfg->l1_line, c->burst = cfg->dram_burst_bytes;
+    c->line = cfg->l1_line, c->sector = cfg->l1_sector, c->burst = cfg->dram_burst_bytes;
     c->nchan = cfg->dram_channels, c->ways = cfg->caba_md_cache_ways;
     c->sets = cfg->caba_md_cache_bytes / cfg->caba_md_line / c->ways;
     c->sets = c->sets ? c->sets : 1;
@@ -144,17 +162,15 @@ static void caba_access(void *state, TmCounters *ctr, unsigned ch, uint64_t loca
         ctr->caba_cpack_lines += i.algo == XC_CPACK;
         a->bursts = xc_bursts(i.bytes, c->burst);
         a->whole = 1;
-        a->delay = write ? 0 : (uint16_t)c->latency[i.algo];
+        a->delay = write || c->mode != CABA_HW_MEM ? 0 : (uint16_t)c->latency[i.algo];
     }
+    if (c->mode == CABA_IDEAL)
+        return;
     uint64_t meta = local / c->per_md;
     int hit;
     MdWay *w = md_find(c, ch, meta, &hit);
     if (hit) {
         ctr->caba_md_hits++;
-        if (!w->ready && !write) {
-            a->meta_wait = meta;
-            ctr->caba_md_waits++;
-        }
     } else {
         ctr->caba_md_misses++;
         if (w->valid && w->dirty) {
@@ -166,6 +182,39 @@ static void caba_access(void *state, TmCounters *ctr, unsigned ch, uint64_t loca
     }
     w->used = ++c->clock[ch];
     w->dirty |= (uint8_t)write;
+    if (w->ready || write)
+        return;
+    /* a read that does not know its bursts yet: it waits for them, or reads the whole
+     * line's place, where the compressed line starts if it is one, whatever it asked for */
+    if (c->md_wait) {
+        a->meta_wait = meta;
+        ctr->caba_md_waits += hit;
+    } else {
+        a->bursts = c->line / c->sector;
+        a->whole = 1;
+        ctr->caba_md_full_reads++;
+    }
+}
+
+static void caba_respond(void *state, TmCounters *ctr, const TmReq *r, const uint8_t *line,
+                         TmXfResponse *out)
+{
+    Caba *c = state;
+    if (c->mode == CABA_HW_MEM)
+        return;
+    XcInfo i = caba_store(c, line);
+    unsigned plain = tm_nsectors(r->sectors) * c->sector;
+    ctr->caba_xbar_responses++;
+    ctr->caba_xbar_plain_bytes += plain;
+    if (i.encoding == XC_ENC_RAW) {
+        ctr->caba_xbar_bytes += plain;
+        return;
+    }
+    int packed = i.bytes < plain;
+    ctr->caba_xbar_compressed += packed;
+    ctr->caba_xbar_bytes += packed ? i.bytes : plain;
+    out->bytes = packed ? i.bytes : 0;
+    out->delay = c->mode == CABA_IDEAL ? 0 : c->latency[i.algo];
 }
 
 static void caba_meta_done(void *state, unsigned ch, uint64_t meta)
@@ -178,4 +227,5 @@ static void caba_meta_done(void *state, unsigned ch, uint64_t meta)
 }
 
 const TmTransformOps tm_xf_caba = {.name = "caba", .init = caba_init, .free = caba_free,
-                                   .access = caba_access, .meta_done = caba_meta_done};
+                                   .access = caba_access, .meta_done = caba_meta_done,
+                                   .respond = caba_respond};

@@ -139,6 +139,21 @@ static int q_push(MsQueue *q, Cycle at, const TmReq *r)
     return 0;
 }
 
+/* Pushes in arrival order: after every item that arrives at or before `at`. */
+static int q_push_sorted(MsQueue *q, Cycle at, const TmReq *r)
+{
+    if (q_push(q, at, r) < 0)
+        return -1;
+    for (unsigned i = q->n - 1; i > 0; i--) {
+        MsItem *a = &q->v[(q->head + i - 1) % q->cap], *b = &q->v[(q->head + i) % q->cap];
+        if (a->at <= b->at)
+            break;
+        MsItem t = *a;
+        *a = *b, *b = t;
+    }
+    return 0;
+}
+
 static const MsItem *q_front(const MsQueue *q)
 {
     return q->n ? &q->v[q->head] : NULL;
@@ -264,7 +279,7 @@ static void ms_to_dram(MemSys *m, const TmReq *r, unsigned slice, Cycle now)
         DramReq q = ms_meta_req(m, a.meta_read, 0);
         dram_push(c, &q, now);
     }
-    uint64_t wait = a.meta_read != TM_XF_NO_META ? a.meta_read : a.meta_wait;
+    uint64_t wait = a.meta_wait;
     if (d.write || wait == TM_XF_NO_META || park(&m->parked[ch], wait, &d) < 0)
         dram_push(c, &d, now); /* (out of host memory: served without waiting) */
     chan_changed(m, ch);
@@ -615,12 +630,27 @@ static void chan_step(MemSys *m, unsigned i)
     chan_changed(m, i);
 }
 
+/* A read response under a transform that keeps lines transformed in the L2: the bytes it
+ * crosses as (r->xbytes) and the cycles it then takes to reach its SM. */
+static unsigned ms_respond(MemSys *m, TmReq *r, unsigned slice)
+{
+    if (!m->xf->respond || r->kind != TM_READ)
+        return 0;
+    const uint8_t *data = m->read && m->read(m->read_ctx, r->line, m->linebuf, m->line) == 0
+                              ? m->linebuf : NULL;
+    TmXfResponse out = {0, 0};
+    m->xf->respond(m->xf_state, m->slice[slice].l2.ctr, r, data, &out);
+    r->xbytes = (uint16_t)(out.bytes < m->line ? out.bytes : m->line);
+    return out.delay;
+}
+
 static void ev_step(MemSys *m)
 {
     MsEvent e = ev_pop(m);
     if (e.kind == EV_RESPOND) {
-        Cycle at = icnt_to_sm(&m->icnt, &e.r, e.slice, e.at);
-        q_push(&m->to_sm[e.r.sm], at, &e.r);
+        unsigned delay = ms_respond(m, &e.r, e.slice);
+        Cycle at = icnt_to_sm(&m->icnt, &e.r, e.slice, e.at) + delay;
+        q_push_sorted(&m->to_sm[e.r.sm], at, &e.r);
         const MsItem *h = q_front(&m->to_sm[e.r.sm]);
         m->recv_head[e.r.sm] = h ? h->at : TM_NEVER;
     } else if (e.kind == EV_DRAM) {

@@ -228,10 +228,19 @@ typedef struct TmXfAccess {
     unsigned bursts;     /* DRAM bursts the access moves, in [1, sectors of a line] */
     uint8_t whole;       /* a read brings the whole line: the L2 fills every sector */
     uint16_t delay;      /* core cycles between a read's data and its fill (decoding) */
-    uint64_t meta_read;  /* metadata to read before this read can be served */
-    uint64_t meta_wait;  /* metadata already on its way that this read waits for */
+    uint64_t meta_read;  /* metadata to read (a one-burst DRAM read, queued first) */
+    uint64_t meta_wait;  /* metadata this read waits for (that read, or one on its way) */
     uint64_t meta_write; /* metadata evicted dirty: written back */
 } TmXfAccess;
+
+/* What a memory-side transform does with one read response of an L2 slice
+ * (TmTransformOps.respond): the line crosses as `bytes` of data (0: its sectors, as
+ * they are) and reaches its SM `delay` cycles after the crossbar delivers it (decoding
+ * at the SM). */
+typedef struct TmXfResponse {
+    unsigned bytes;
+    unsigned delay;
+} TmXfResponse;
 
 /* The memory-side transform slot (mem.transform): one state per memory system. At each
  * DRAM request (a read the L2 sends for its missing sectors, or a write-back) bursts
@@ -243,7 +252,9 @@ typedef struct TmXfAccess {
  * of bursts: a is preset to the baseline (plain bursts, nothing else), chan is the DRAM
  * channel and local the line's index within it (what metadata is kept by); meta_done
  * says a metadata read it asked for is back (the reads waiting on it go to DRAM then).
- * The memory system clamps bursts to the line's sectors. */
+ * The memory system clamps bursts to the line's sectors. A transform that keeps lines
+ * transformed in the L2 too gives respond, called for every read response a slice sends
+ * (hits and fills; line as above); the memory system clamps bytes to the line's size. */
 typedef struct TmTransformOps {
     const char *name;
     void *(*init)(const EmuConfig *cfg); /* NULL state: out of host memory */
@@ -252,6 +263,8 @@ typedef struct TmTransformOps {
     void (*access)(void *state, TmCounters *ctr, unsigned chan, uint64_t local,
                    const TmReq *r, const uint8_t *line, TmXfAccess *a);
     void (*meta_done)(void *state, unsigned chan, uint64_t meta);
+    void (*respond)(void *state, TmCounters *ctr, const TmReq *r, const uint8_t *line,
+                    TmXfResponse *out);
 } TmTransformOps;
 
 const TmTransformOps *tm_transform_find(const char *name);

@@ -71,6 +71,8 @@ typedef struct TmReq {
     uint8_t kind;      /* TmKind */
     uint16_t sm;       /* requesting SM */
     uint16_t warp;     /* requesting warp slot (TmAccess.warp) */
+    uint16_t xbytes;   /* a response's data bytes on the crossbar, when a memory-side
+                        * transform sends the line compressed (0: its sectors') */
     uint32_t pc;       /* requesting instruction (TmAccess.pc) */
     uint8_t atom;      /* the XMem atom its line starts in (0xFF: none; hints.h) */
     uint16_t desc;     /* 1 + the Locality Descriptor it falls in (0: none) */
