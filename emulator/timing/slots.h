@@ -25,7 +25,8 @@
  *   insertion  l1.insertion, l2.insertion: where in its set a line a read miss brings
  *              goes, or whether it bypasses the cache;
  *   l2 prefetch  l2.prefetch: which lines the L2 slices fetch before a demand asks;
- *   transform  mem.transform: how many DRAM bursts a line moves (compression);
+ *   transform  mem.transform: how many DRAM bursts a line moves, the metadata that says
+ *              so, and how a response crosses to its SM (compression);
  *   coherence  coherence: when an SM's L1 stops trusting what it holds within a launch.
  */
 #ifndef EMU_TIMING_SLOTS_H
