@@ -395,6 +395,23 @@ Test(memento_energy, events_times_energies)
     cr_expect_float_eq(derived(&v, "rf.ct_hit_rate"), 50.0 / 150.0, 1e-12);
 }
 
+/* The memory system's classes (docs/caba.md, Energy) sum apart from the register file's. */
+Test(memento_energy, memory_events_times_energies)
+{
+    uint64_t c[256] = {0};
+    set_ctr(c, "dram.row_misses", 10);
+    set_ctr(c, "dram.bursts", 300);
+    set_ctr(c, "icnt.request_flits", 40);
+    set_ctr(c, "icnt.response_flits", 160);
+    set_ctr(c, "rf.bank_reads", 7);
+    EmuStatView v = {c, 1000, 500, 1, 32, {1, 0, 0, 0, 0, 0, 2000, 1000, 100}, 1};
+    cr_expect_float_eq(derived(&v, "energy.dram_activate"), 20000.0, 1e-9);
+    cr_expect_float_eq(derived(&v, "energy.dram_burst"), 300000.0, 1e-9);
+    cr_expect_float_eq(derived(&v, "energy.icnt_flit"), 20000.0, 1e-9);
+    cr_expect_float_eq(derived(&v, "energy.memory_dynamic"), 340000.0, 1e-9);
+    cr_expect_float_eq(derived(&v, "energy.rf_dynamic"), 7.0, 1e-9, "the RF total stays apart");
+}
+
 Test(memento_energy, placeholder_ratios_of_the_spec)
 {
     EmuConfig c;

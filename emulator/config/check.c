@@ -216,6 +216,8 @@ static int cfg_check_memento(const EmuConfig *c, char *err, size_t n)
         {"energy.bank_read", c->energy_bank_read}, {"energy.bank_write", c->energy_bank_write},
         {"energy.xbar", c->energy_xbar},           {"energy.ct_read", c->energy_ct_read},
         {"energy.ct_write", c->energy_ct_write},   {"energy.arbiter", c->energy_arbiter},
+        {"energy.dram_activate", c->energy_dram_activate},
+        {"energy.dram_burst", c->energy_dram_burst}, {"energy.icnt_flit", c->energy_icnt_flit},
     };
     for (size_t i = 0; i < sizeof energy / sizeof energy[0]; i++)
         if (energy[i].v < 0) {

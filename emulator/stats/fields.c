@@ -112,12 +112,20 @@ static const StatEnergy stat_energy[] = {
     {"energy.ct_write", {"rf.ct_fills", "rf.ct_writes"}, 4,
      "(rf.ct_fills + rf.ct_writes) x energy.ct_write"},
     {"energy.arbiter", {"rf.arbiter_grants", NULL}, 5, "rf.arbiter_grants x energy.arbiter"},
+    /* the memory system's (docs/caba.md, Energy) */
+    {"energy.dram_activate", {"dram.row_misses", NULL}, 6,
+     "dram.row_misses x energy.dram_activate"},
+    {"energy.dram_burst", {"dram.bursts", NULL}, 7, "dram.bursts x energy.dram_burst"},
+    {"energy.icnt_flit", {"icnt.request_flits", "icnt.response_flits"}, 8,
+     "(icnt.request_flits + icnt.response_flits) x energy.icnt_flit"},
 };
 #define NENERGY (sizeof stat_energy / sizeof stat_energy[0])
+#define NRF_ENERGY 6 /* the first six classes are the register file's */
 
-/* Fixed figures after the ratios: IPC, occupancy, the energies and their total. */
+/* Fixed figures after the ratios: IPC, occupancy, the energies and their totals (the
+ * register file's, the memory system's). */
 enum { DERIVED_IPC = NRATIOS, DERIVED_OCCUPANCY, DERIVED_SCHEDULABLE, DERIVED_ENERGY,
-       DERIVED_ENERGY_TOTAL = DERIVED_ENERGY + NENERGY, NFIXED };
+       DERIVED_ENERGY_TOTAL = DERIVED_ENERGY + NENERGY, DERIVED_MEM_ENERGY_TOTAL, NFIXED };
 #define OCCUPANCY_COUNTER "core.active_warp_cycles"
 #define SCHEDULABLE_COUNTER "core.schedulable_warp_cycles"
 
@@ -157,6 +165,8 @@ const char *emu_stat_derived_name(size_t i)
         return stat_energy[i - DERIVED_ENERGY].name;
     if (i == DERIVED_ENERGY_TOTAL)
         return "energy.rf_dynamic";
+    if (i == DERIVED_MEM_ENERGY_TOTAL)
+        return "energy.memory_dynamic";
     size_t f = stall_field(i - NFIXED);
     return f < NFIELDS ? emu_stat_fields[f].fraction : NULL;
 }
@@ -234,9 +244,11 @@ int emu_stat_derived(size_t i, const EmuStatView *v, double *out)
     }
     if (i >= DERIVED_ENERGY && i < DERIVED_ENERGY_TOTAL)
         return energy_value(i - DERIVED_ENERGY, v, out);
-    if (i == DERIVED_ENERGY_TOTAL) {
+    if (i == DERIVED_ENERGY_TOTAL || i == DERIVED_MEM_ENERGY_TOTAL) {
+        size_t lo = i == DERIVED_ENERGY_TOTAL ? 0 : NRF_ENERGY;
+        size_t hi = i == DERIVED_ENERGY_TOTAL ? NRF_ENERGY : NENERGY;
         double sum = 0, x;
-        for (size_t k = 0; k < NENERGY; k++) {
+        for (size_t k = lo; k < hi; k++) {
             if (energy_value(k, v, &x))
                 return -1;
             sum += x;

@@ -30,8 +30,9 @@ typedef struct EmuStatView {
     uint64_t warp_insns;       /* warp instructions issued */
     uint32_t sm_count;         /* gpu.sm_count */
     uint32_t max_warps_per_sm; /* gpu.max_threads_per_sm / 32 */
-    double energy[6];          /* energy.* per event: bank_read, bank_write, xbar, ct_read,
-                                * ct_write, arbiter (0: no energy figures' inputs) */
+    double energy[9];          /* energy.* per event: bank_read, bank_write, xbar, ct_read,
+                                * ct_write, arbiter, dram_activate, dram_burst, icnt_flit
+                                * (0: no energy figures' inputs) */
     int energy_placeholder;    /* energy.placeholder */
 } EmuStatView;
 

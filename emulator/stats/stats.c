@@ -37,8 +37,9 @@ static void view_init(const EmuDevice *d, EmuStatView *v)
     v->sm_count = d->cfg.gpu_sm_count;
     v->max_warps_per_sm = d->cfg.gpu_max_threads_per_sm / XGPU_WARP_SIZE;
     const EmuConfig *c = &d->cfg;
-    const double e[6] = {c->energy_bank_read, c->energy_bank_write, c->energy_xbar,
-                         c->energy_ct_read,   c->energy_ct_write,   c->energy_arbiter};
+    const double e[9] = {c->energy_bank_read,     c->energy_bank_write, c->energy_xbar,
+                         c->energy_ct_read,       c->energy_ct_write,   c->energy_arbiter,
+                         c->energy_dram_activate, c->energy_dram_burst, c->energy_icnt_flit};
     memcpy(v->energy, e, sizeof e);
     v->energy_placeholder = c->energy_placeholder;
 }

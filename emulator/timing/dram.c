@@ -172,6 +172,7 @@ static void dram_count(DramChan *ch, const DramDone *d)
     k->dram_row_misses += d->row_hit == 0;
     k->dram_row_conflicts += d->row_conflict != 0;
     k->dram_bytes += (uint64_t)dram_bursts(&d->req) * ch->burst_bytes;
+    k->dram_bursts += dram_bursts(&d->req);
     k->dram_meta_accesses += d->req.meta;
 }
 
