@@ -9,18 +9,8 @@
  * size) must have occurred. Also: raw lines are copied, unknown encodings trap, and the
  * warp instructions a line costs are printed per codec and encoding.
  */
-#include <inttypes.h>
-#include <stdio.h>
+#include "620-assist-util.h"
 
-#include "300-emu-util.h"
-#include "mech/compress.h"
-#include "xtest.h"
-
-#define ASSIST_DIR XGPU_SOURCE_DIR "/emulator/mech/assist/"
-#define LINES_PER_KIND 96
-#define NKINDS 11
-
-static EmuDevice *dev;
 /* The compressed line's place, exactly 64 or 128 B so that the memory check faults any
  * read past the line, and the output line. */
 static uint64_t d_in64, d_in128, d_out;
@@ -37,30 +27,11 @@ static void teardown(void) { emu_destroy(dev); }
 
 TestSuite(assist, .init = setup, .fini = teardown);
 
-static const unsigned sizes[] = {64, 128};
-
-/* A routine: its file, its kernel, the codec it decodes. */
-typedef struct Routine {
-    const char *file, *kernel;
-    XcAlgo algo;
-} Routine;
-
 static const Routine routines[] = {
     {"bdi_decomp.s", "caba_bdi_decomp", XC_BDI},
     {"fpc_decomp.s", "caba_fpc_decomp", XC_FPC},
     {"cpack_decomp.s", "caba_cpack_decomp", XC_CPACK},
 };
-
-static EmuModule *load_routine(const Routine *r)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s%s", ASSIST_DIR, r->file);
-    char *src = xt_read(path, NULL);
-    cr_assert(src, "cannot read %s", path);
-    EmuModule *m = t_load(dev, src);
-    free(src);
-    return m;
-}
 
 /* Decodes comp (info.bytes of it, the rest of the line's place filled with junk the
  * routine must not depend on) with one warp into line (n bytes); the warp instructions it
@@ -99,151 +70,6 @@ static uint64_t run_routine(EmuModule *m, const Routine *r, XcInfo info, const u
         cr_assert_eq(out[i], 0xa5, "%s wrote byte %u past a %u B line", r->kernel, i, n);
     memcpy(line, out, n);
     return st.warp_instructions;
-}
-
-/* --- lines ------------------------------------------------------------------------------ */
-
-/* A fixed-seed xorshift64, so every run sees the same lines. */
-static uint64_t rnd(uint64_t *s)
-{
-    *s ^= *s << 13;
-    *s ^= *s >> 7;
-    *s ^= *s << 17;
-    return *s;
-}
-
-/* A signed value that needs up to d bytes (d < 8), sometimes just the extremes. */
-static uint64_t small(uint64_t *s, unsigned d)
-{
-    uint64_t half = 1ull << (8 * d - 1), r = rnd(s);
-    switch (r % 8) {
-    case 0: return -half;
-    case 1: return half - 1;
-    }
-    return (r >> 8) % (2 * half) - half;
-}
-
-/* Values of k bytes: the first a random base, the others base + a d-byte delta or (one in
- * four) a d-byte immediate. */
-static void based(uint64_t *s, uint8_t *line, unsigned n, unsigned k, unsigned d)
-{
-    uint64_t base = rnd(s);
-    for (unsigned i = 0; i < n / k; i++) {
-        uint64_t v = i == 0 ? base : rnd(s) % 4 == 0 ? small(s, d) : base + small(s, d);
-        xc_store(line + i * k, v, k);
-    }
-}
-
-/* Line kind `kind` (0 .. NKINDS-1) of n bytes. */
-static void make_line(unsigned kind, uint64_t *s, uint8_t *line, unsigned n)
-{
-    static const unsigned dd8[] = {1, 2, 4};
-    memset(line, 0, n);
-    switch (kind) {
-    case 0: /* zeros */
-        break;
-    case 1: { /* one 8-byte value repeated */
-        uint64_t v = rnd(s);
-        for (unsigned i = 0; i < n; i += 8)
-            xc_store(line + i, v, 8);
-        break;
-    }
-    case 2: based(s, line, n, 8, dd8[rnd(s) % 3]); break;
-    case 3: based(s, line, n, 4, 1 + (unsigned)(rnd(s) % 2)); break;
-    case 4: based(s, line, n, 2, 1); break;
-    case 5: /* small ints, one width per segment */
-        for (unsigned g = 0; g < n; g += 16) {
-            unsigned d = 1 + (unsigned)(rnd(s) % 2);
-            for (unsigned w = 0; w < 16; w += 4)
-                xc_store(line + g + w, small(s, d), 4);
-        }
-        break;
-    case 6: /* FPC's patterns mixed by segment */
-        for (unsigned g = 0; g < n; g += 16) {
-            unsigned p = (unsigned)(rnd(s) % 6);
-            for (unsigned w = 0; w < 16; w += 4) {
-                uint32_t v = 0;
-                switch (p) {
-                case 1: v = (uint32_t)small(s, 1); break;
-                case 2: v = (uint32_t)small(s, 2); break;
-                case 3: v = (uint32_t)(rnd(s) & 0xff) * 0x01010101u; break;
-                case 4: v = (uint32_t)rnd(s); break;
-                case 5: v = rnd(s) % 2 ? 0 : (uint32_t)small(s, 1); break;
-                }
-                xc_store(line + g + w, v, 4);
-            }
-        }
-        break;
-    case 7: /* words zero or not, half and half */
-        for (unsigned w = 0; w < n; w += 4)
-            xc_store(line + w, rnd(s) % 2 ? 0 : rnd(s), 4);
-        break;
-    case 8: /* incompressible */
-        for (unsigned i = 0; i < n; i += 8)
-            xc_store(line + i, rnd(s), 8);
-        break;
-    case 9: { /* C-Pack's codes: up to four upper parts, zeros and lone low bytes */
-        uint32_t dict[4];
-        unsigned nd = 1 + (unsigned)(rnd(s) % 4);
-        for (unsigned k = 0; k < nd; k++)
-            dict[k] = (uint32_t)rnd(s) | 0x100u;
-        for (unsigned w = 0; w < n; w += 4) {
-            uint32_t d = dict[rnd(s) % nd], v = 0;
-            switch (rnd(s) % 5) {
-            case 1: v = 1 + (uint32_t)(rnd(s) % 255); break;
-            case 2: v = d; break;
-            case 3: case 4: v = (d & ~0xffu) | (uint32_t)(rnd(s) & 0xff); break;
-            }
-            xc_store(line + w, v, 4);
-        }
-        break;
-    }
-    case 10: /* random bytes with zero runs: odd places for FPC's payloads */
-        for (unsigned i = 0; i < n; i++)
-            line[i] = rnd(s) % 3 ? 0 : (uint8_t)rnd(s);
-        break;
-    }
-}
-
-/* --- what occurred ---------------------------------------------------------------------- */
-
-typedef struct Seen {
-    unsigned enc[2][16];    /* lines by encoding, per line size */
-    unsigned fpc_pat[2][8]; /* FPC segments by prefix */
-    unsigned cp_code[2][4]; /* C-Pack words by code */
-    unsigned cp_dict[2][5]; /* C-Pack lines by dictionary entries */
-    uint64_t insns[2][16];  /* warp instructions, summed per encoding */
-} Seen;
-
-static void note(Seen *sn, XcAlgo a, unsigned si, XcInfo info, const uint8_t *comp, unsigned n)
-{
-    sn->enc[si][info.encoding]++;
-    if (info.encoding != XC_ENC_PACKED)
-        return;
-    if (a == XC_FPC) {
-        uint32_t head = (uint32_t)xc_load(comp, n == 128 ? 3 : 2);
-        for (unsigned g = 0; g < n / 16; g++)
-            sn->fpc_pat[si][head >> (3 * g) & 7]++;
-    } else if (a == XC_CPACK) {
-        unsigned nd = 0;
-        for (unsigned w = 0; w < n / 4; w++) {
-            unsigned nib = comp[w / 2] >> (4 * (w % 2)) & 15;
-            sn->cp_code[si][nib & 3]++;
-            if ((nib & 3) >= 2 && (nib >> 2) + 1 > nd)
-                nd = (nib >> 2) + 1;
-        }
-        sn->cp_dict[si][nd]++;
-    }
-}
-
-static void report(const Routine *r, const Seen *sn)
-{
-    for (unsigned si = 0; si < 2; si++)
-        for (unsigned e = 0; e < 16; e++)
-            if (sn->enc[si][e])
-                printf("%s %3u B %-12s %4u lines, %5.1f warp instructions a line\n", r->kernel,
-                       sizes[si], xc_encoding_name(r->algo, e), sn->enc[si][e],
-                       (double)sn->insns[si][e] / sn->enc[si][e]);
 }
 
 /* Every kind of line on both sizes through the routine and the C decoder. */
