@@ -203,18 +203,11 @@ static unsigned ms_slice(const MemSys *m, uint64_t addr)
     return (unsigned)((l ^ l >> m->slice_bits ^ l >> 2 * m->slice_bits) % m->nslice);
 }
 
-/* The bursts the memory-side transform moves for r (0: one per sector, untransformed). */
-static uint8_t ms_bursts(MemSys *m, const TmReq *r, TmCounters *ctr)
+/* The line's current bytes in device memory for the transform, or NULL. */
+static const uint8_t *ms_line(MemSys *m, uint64_t line)
 {
-    if (!m->xf->bursts)
-        return 0;
-    unsigned plain = tm_nsectors(r->sectors);
-    const uint8_t *data = m->read && m->read(m->read_ctx, r->line, m->linebuf, m->line) == 0
-                              ? m->linebuf : NULL;
-    unsigned b = m->xf->bursts(m->xf_state, r, data, plain);
-    b = b < 1 ? 1 : b > plain ? plain : b;
-    ctr->dram_bursts_saved += plain - b;
-    return (uint8_t)b;
+    return m->read && m->read(m->read_ctx, line, m->linebuf, m->line) == 0 ? m->linebuf
+                                                                            : NULL;
 }
 
 static void chan_changed(MemSys *m, unsigned i);
@@ -253,24 +246,21 @@ static void ms_to_dram(MemSys *m, const TmReq *r, unsigned slice, Cycle now)
                  .bank = (unsigned)(local / m->lines_per_row % m->banks),
                  .slice = (uint16_t)slice, .sectors = r->sectors,
                  .write = r->kind == TM_WRITE};
-    if (!m->xf->access) {
-        d.bursts = ms_bursts(m, r, c->ctr);
-        dram_push(c, &d, now);
-        chan_changed(m, ch);
-        return;
-    }
-    const uint8_t *data = m->read && m->read(m->read_ctx, r->line, m->linebuf, m->line) == 0
-                              ? m->linebuf : NULL;
-    unsigned plain = tm_nsectors(r->sectors), all = m->slice[slice].l2.c.nsectors;
+    unsigned plain = tm_nsectors(r->sectors), most = plain;
     TmXfAccess a = {.bursts = plain, .meta_read = TM_XF_NO_META, .meta_wait = TM_XF_NO_META,
                     .meta_write = TM_XF_NO_META};
-    m->xf->access(m->xf_state, c->ctr, ch, local, r, data, &a);
-    unsigned b = a.bursts < 1 ? 1 : a.bursts > all ? all : a.bursts;
+    if (m->xf->access) { /* up to the whole line: a compressed line moves as one */
+        most = m->slice[slice].l2.c.nsectors;
+        m->xf->access(m->xf_state, c->ctr, ch, local, r, ms_line(m, r->line), &a);
+    } else if (m->xf->bursts) {
+        a.bursts = m->xf->bursts(m->xf_state, r, ms_line(m, r->line), plain);
+    }
+    unsigned b = a.bursts < 1 ? 1 : a.bursts > most ? most : a.bursts;
     if (b < plain)
         c->ctr->dram_bursts_saved += plain - b;
     d.bursts = (uint8_t)b, d.delay = a.delay;
     if (a.whole && !d.write)
-        d.sectors = (uint8_t)((1u << all) - 1);
+        d.sectors = (uint8_t)((1u << most) - 1);
     if (a.meta_write != TM_XF_NO_META) {
         DramReq w = ms_meta_req(m, a.meta_write, 1);
         dram_push(c, &w, now);
@@ -636,10 +626,8 @@ static unsigned ms_respond(MemSys *m, TmReq *r, unsigned slice)
 {
     if (!m->xf->respond || r->kind != TM_READ)
         return 0;
-    const uint8_t *data = m->read && m->read(m->read_ctx, r->line, m->linebuf, m->line) == 0
-                              ? m->linebuf : NULL;
     TmXfResponse out = {0, 0};
-    m->xf->respond(m->xf_state, m->slice[slice].l2.ctr, r, data, &out);
+    m->xf->respond(m->xf_state, m->slice[slice].l2.ctr, r, ms_line(m, r->line), &out);
     r->xbytes = (uint16_t)(out.bytes < m->line ? out.bytes : m->line);
     return out.delay;
 }
