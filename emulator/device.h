@@ -16,12 +16,21 @@
 #include "hints.h"
 #include "uvm.h"
 
+/* One CABA assist routine of a module's .xgpu.assist section, decoded. */
+typedef struct EmuAssistCode {
+    const XAssist *a;   /* its record (name, algo, dir, nregs, param_bytes) */
+    EmuKernelCode code; /* decoded like a kernel; code.nrows as for a kernel with a->nregs */
+    XKernel k;          /* a kernel record for it (name, nregs, param_bytes, code_count), for
+                         * execution contexts */
+} EmuAssistCode;
+
 struct EmuModule {
     EmuDevice *dev;
     XGpubin *bin;
     int bin_from_reader;  /* 1: free with xgpubin_free, 0: our deep copy */
     uint64_t *gaddr;      /* device address of each global */
     EmuKernelCode *kcode; /* per kernel */
+    EmuAssistCode *assist; /* per assist routine of bin (bin->nassist), or NULL */
 };
 
 struct EmuDevice {
@@ -60,6 +69,8 @@ void emu_fill_fault_at(EmuFault *f, const EmuExec *x, const EmuModule *m, const 
 
 /* module.c */
 void emu_module_free(EmuModule *m);
+/* The module's routine for (algo, dir), or NULL when its binary has none. */
+const EmuAssistCode *emu_module_assist(const EmuModule *m, unsigned algo, unsigned dir);
 
 /* stats.c */
 void emu_stats_record(EmuDevice *d, const EmuLaunchStats *s);

@@ -4,8 +4,9 @@
  * emu_load parses an ELF image with xgpubin_read; emu_load_module deep-copies a module
  * the caller already has in memory (e.g. from the assembler). Either way the module then
  * owns its XGpubin, allocates and initializes its globals in device memory (so gaddr can
- * be resolved to absolute addresses), and decodes every kernel. A module lives until
- * emu_destroy.
+ * be resolved to absolute addresses), and decodes every kernel and every CABA assist
+ * routine of its .xgpu.assist section (each as the one kernel of a module of its own: a
+ * routine has its own code and no globals). A module lives until emu_destroy.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +43,11 @@ static void clone_free(XGpubin *g)
     }
     for (uint32_t i = 0; i < g->nfiles && g->files; i++)
         free((char *)g->files[i]);
+    for (uint32_t i = 0; i < g->nassist && g->assist; i++) {
+        free((char *)g->assist[i].name);
+        free((XInsn *)g->assist[i].text);
+    }
+    free(g->assist);
     free((char *)g->producer);
     free((char *)g->options);
     free(g->kernels);
@@ -52,6 +58,24 @@ static void clone_free(XGpubin *g)
     free((uint8_t *)g->reuse);
     free(g->phases);
     free(g);
+}
+
+/* The CABA assist routines (the timing model's assist warps). */
+static int clone_assist(XGpubin *g, const XGpubin *s)
+{
+    if (!s->nassist)
+        return 0;
+    if (!(g->assist = calloc(s->nassist, sizeof *g->assist)))
+        return -1;
+    int bad = 0;
+    for (g->nassist = 0; g->nassist < s->nassist; g->nassist++) {
+        XAssist *a = &g->assist[g->nassist];
+        *a = s->assist[g->nassist];
+        a->name = dup_str(a->name);
+        a->text = dup_mem(a->text, (size_t)a->ntext * sizeof *a->text);
+        bad |= !a->name || !a->text;
+    }
+    return bad ? -1 : 0;
 }
 
 /* Copies the tables of s into g (arrays first, so clone_free can always run). */
@@ -97,7 +121,7 @@ static int clone_tables(XGpubin *g, const XGpubin *s)
         bad = 1;
     g->nphases = g->phases ? s->nphases : 0;
     g->phase_delta = s->phase_delta, g->phase_gap = s->phase_gap;
-    return bad ? -1 : 0;
+    return bad || clone_assist(g, s) ? -1 : 0;
 }
 
 /* --- loading ---------------------------------------------------------------------------- */
@@ -109,6 +133,9 @@ void emu_module_free(EmuModule *m)
     for (uint32_t k = 0; m->kcode && k < m->bin->nkernels; k++)
         emu_code_free(&m->kcode[k]);
     free(m->kcode);
+    for (uint32_t i = 0; m->assist && i < m->bin->nassist; i++)
+        emu_code_free(&m->assist[i].code);
+    free(m->assist);
     free(m->gaddr);
     if (m->bin_from_reader)
         xgpubin_free(m->bin);
@@ -150,6 +177,32 @@ static EmuStatus load_kernels(EmuModule *m, char *err, size_t n)
     return EMU_OK;
 }
 
+/* Decodes each assist routine as the one kernel of a module that holds only its code. */
+static EmuStatus load_assist(EmuModule *m, char *err, size_t n)
+{
+    const XGpubin *g = m->bin;
+    if (!g->nassist)
+        return EMU_OK;
+    m->assist = calloc(g->nassist, sizeof *m->assist);
+    if (!m->assist)
+        return EMU_ERR_OUT_OF_MEMORY;
+    for (uint32_t i = 0; i < g->nassist; i++) {
+        EmuAssistCode *c = &m->assist[i];
+        const XAssist *a = &g->assist[i];
+        c->a = a;
+        c->k = (XKernel){.name = a->name, .code_count = a->ntext, .nregs = a->nregs,
+                         .param_bytes = a->param_bytes, .signature = ""};
+        XGpubin one = {.kernels = &c->k, .nkernels = 1, .text = (XInsn *)a->text,
+                       .ntext = a->ntext};
+        char msg[256];
+        if (emu_decode_kernel(&one, 0, NULL, &c->code, msg, sizeof msg)) {
+            snprintf(err, n, ".xgpu.assist: %s", msg);
+            return EMU_ERR_INVALID_IMAGE;
+        }
+    }
+    return EMU_OK;
+}
+
 /* Takes ownership of bin (freed on failure too). */
 static EmuStatus load_owned(EmuDevice *d, XGpubin *bin, int from_reader, EmuModule **out,
                             char *err, size_t n)
@@ -170,6 +223,8 @@ static EmuStatus load_owned(EmuDevice *d, XGpubin *bin, int from_reader, EmuModu
     EmuStatus s = load_globals(d, m, err, n);
     if (!s)
         s = load_kernels(m, err, n);
+    if (!s)
+        s = load_assist(m, err, n);
     if (s) {
         for (uint32_t i = 0; m->gaddr && i < bin->nglobals; i++)
             if (m->gaddr[i])
@@ -230,6 +285,14 @@ int emu_kernel(const EmuModule *m, const char *name)
         if (strcmp(m->bin->kernels[k].name, name) == 0)
             return (int)k;
     return -1;
+}
+
+const EmuAssistCode *emu_module_assist(const EmuModule *m, unsigned algo, unsigned dir)
+{
+    for (uint32_t i = 0; m && m->assist && i < m->bin->nassist; i++)
+        if (m->assist[i].a->algo == algo && m->assist[i].a->dir == dir)
+            return &m->assist[i];
+    return NULL;
 }
 
 int emu_kernel_grid_sync(const EmuModule *m, int k)

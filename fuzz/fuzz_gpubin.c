@@ -7,9 +7,10 @@
  * host-table readers (hostsec.h: the xgpu_atoms and xgpu_ldesc sections). A reader
  * may reject its input, which is the expected outcome for almost every mutation; what
  * the fuzzer looks for is a crash, a sanitizer report, a leak or a hang. A module the
- * reader accepts must also survive what its users do next: the line and kernel lookups,
- * the disassembler, and a write and re-read (the writer checks the module again, so a
- * module the reader accepts but the writer refuses is a reader bug and aborts).
+ * reader accepts must also survive what its users do next: the line, kernel and assist
+ * routine lookups, the disassembler, and a write and re-read (the writer checks the
+ * module again, so a module the reader accepts but the writer refuses is a reader bug and
+ * aborts).
  *
  * Adding a reader: write `static void fuzz_NAME(const uint8_t *p, size_t n)` that parses
  * and frees, and add one row to `readers`.
@@ -22,6 +23,7 @@
 
 #include <json-c/json.h>
 
+#include "xgpu/assist.h"
 #include "xgpu/gpubin.h"
 #include "xgpu/hostsec.h"
 
@@ -41,6 +43,10 @@ static void use_module(const XGpubin *g)
     for (uint32_t i = 0; i < g->nkernels; i++)
         if (xgpubin_find_kernel(g, g->kernels[i].name) < 0)
             fail("find_kernel", g->kernels[i].name);
+    for (uint32_t i = 0; i < g->nassist; i++) /* one routine per (algo, dir) */
+        if (xgpu_assist_find(g->assist, g->nassist, g->assist[i].algo, g->assist[i].dir) !=
+            &g->assist[i])
+            fail("assist_find", g->assist[i].name);
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
@@ -62,7 +68,8 @@ static void round_trip(const XGpubin *g)
         fail("write of an accepted module", err);
     if (xgpubin_read(img, len, &again, err, sizeof err))
         fail("re-read of a written module", err);
-    if (again->nkernels != g->nkernels || again->ntext != g->ntext)
+    if (again->nkernels != g->nkernels || again->ntext != g->ntext ||
+        again->nassist != g->nassist)
         fail("re-read", "the module changed");
     xgpubin_free(again);
     free(img);

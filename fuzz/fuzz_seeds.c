@@ -5,15 +5,18 @@
  *
  * Each module is written twice, as a gpubin ELF image (NAME.gpubin) and as a fat container
  * (NAME.fat); the built-in module covers every section (kernels with parameters and a
- * signature, globals with and without initializers, lines, reuse bits), and two.fat holds
- * two containers back to back, as a linked program does. FILE.s are modules in the text
- * form (isa.h), e.g. the lowering's golden outputs. Real compiler output is added by
- * scripts/fuzz.sh when an xgpu-cc is at hand.
+ * signature, globals with and without initializers, lines, reuse bits), assist.gpubin is
+ * the same module without reuse bits and with two of the built-in CABA assist routines
+ * (.xgpu.assist; the two shortest, so that the seed stays small), and two.fat holds two
+ * containers back to back, as a linked program does. FILE.s are modules in the text form
+ * (isa.h), e.g. the lowering's golden outputs. Real compiler output (with all six
+ * routines) is added by scripts/fuzz.sh when an xgpu-cc is at hand.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "xgpu/assist.h"
 #include "xgpu/gpubin.h"
 
 static const char builtin[] =
@@ -80,7 +83,18 @@ static uint8_t *add_reuse(XGpubin *g)
     return bits;
 }
 
-static int seed(const char *dir, const char *name, const char *text, int with_reuse)
+/* Two built-in routines: C-Pack's and FPC's decompression. */
+static void add_assist(XGpubin *g, XAssist *two)
+{
+    uint32_t n;
+    const XAssist *t = xgpu_assist_builtin(&n);
+    two[0] = *xgpu_assist_find(t, n, XASSIST_FPC, XASSIST_DECOMP);
+    two[1] = *xgpu_assist_find(t, n, XASSIST_CPACK, XASSIST_DECOMP);
+    g->assist = two, g->nassist = 2;
+}
+
+static int seed(const char *dir, const char *name, const char *text, int with_reuse,
+                int with_assist)
 {
     XGpubin *g = NULL;
     void *img = NULL;
@@ -91,13 +105,16 @@ static int seed(const char *dir, const char *name, const char *text, int with_re
         return -1;
     }
     uint8_t *bits = with_reuse ? add_reuse(g) : NULL;
+    XAssist two[2];
+    if (with_assist)
+        add_assist(g, two);
     int rc = xgpubin_write_mem(g, &img, &n, err, sizeof err);
     if (rc)
         fprintf(stderr, "fuzz_seeds: %s: %s\n", name, err);
     else
         rc = put(dir, name, ".gpubin", img, n) || put_fat(dir, name, img, n, 1) ||
              (with_reuse && put_fat(dir, "two", img, n, 2));
-    g->reuse = NULL;
+    g->reuse = NULL, g->assist = NULL, g->nassist = 0;
     free(bits);
     free(img);
     xgpubin_free(g);
@@ -125,7 +142,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: fuzz_seeds OUTDIR [FILE.s ...]\n");
         return 2;
     }
-    int rc = seed(argv[1], "builtin", builtin, 1);
+    int rc = seed(argv[1], "builtin", builtin, 1, 0) || seed(argv[1], "assist", builtin, 0, 1);
     for (int i = 2; i < argc; i++) {
         char *text = slurp(argv[i]);
         const char *base = strrchr(argv[i], '/');
@@ -136,7 +153,7 @@ int main(int argc, char **argv)
             rc = 1;
             continue;
         }
-        rc |= seed(argv[1], name, text, 0);
+        rc |= seed(argv[1], name, text, 0, 0);
         free(text);
     }
     return rc ? 1 : 0;

@@ -7,7 +7,9 @@
  * labels L<pc> at every branch target and reconvergence point (one past the last
  * instruction included), and `.loc` lines before the instruction each record starts at;
  * phase specifiers as `.phase` lines (after the `.loc` lines) before their instruction,
- * with `.phases DELTA GAP` among the module directives.
+ * with `.phases DELTA GAP` among the module directives. The CABA assist routines
+ * (.xgpu.assist) are not printed: the assembler has no form for them, and their text is
+ * their source files (emulator/mech/assist/).
  */
 #include <inttypes.h>
 #include <stdio.h>

@@ -21,6 +21,9 @@
  *                                  then one byte per instruction (optional section)
  *   .xgpu.phases   count = records: u32 delta (1..1000), u32 gap (1..100000), then
  *                                  PHASE records sorted by (kernel, pc) (optional section)
+ *   .xgpu.assist   count = routines: ASSIST records, then every routine's instructions
+ *                                  (32 bytes each) in record order, then the pool
+ *                                  (names) (optional section, count >= 1)
  */
 #ifndef XGPU_GPUBIN_INT_H
 #define XGPU_GPUBIN_INT_H
@@ -33,7 +36,7 @@
 
 /* Section versions written and accepted. */
 enum { GB_VER_INFO = 2, GB_VER_KERNELS = 2, GB_VER_TEXT = 1, GB_VER_GLOBALS = 1,
-       GB_VER_LINES = 1, GB_VER_REUSE = 1, GB_VER_PHASES = 1 };
+       GB_VER_LINES = 1, GB_VER_REUSE = 1, GB_VER_PHASES = 1, GB_VER_ASSIST = 1 };
 
 /* Record sizes in bytes; field offsets are given where each record is encoded. */
 enum {
@@ -48,6 +51,7 @@ enum {
                             u64 size, u64 init offset */
     GB_LINE_SIZE = 12,   /* u32 pc, file, line */
     GB_PHASE_SIZE = 20,  /* u32 kernel, pc, regs, shared, flags */
+    GB_ASSIST_SIZE = 24, /* u32 name, algo, dir, nregs, param_bytes, ntext */
 };
 
 #define GB_GLOBAL_HAS_INIT 1u
@@ -61,6 +65,7 @@ enum {
 #define GB_SEC_LINES ".xgpu.lines"
 #define GB_SEC_REUSE ".xgpu.reuse"
 #define GB_SEC_PHASES ".xgpu.phases"
+#define GB_SEC_ASSIST ".xgpu.assist"
 
 static inline uint16_t gb_get16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
 static inline uint32_t gb_get32(const uint8_t *p)
@@ -105,7 +110,8 @@ XGpubin *gb_clone(const XGpubin *g);
 
 /* Checks a module's cross-field invariants: kernel code ranges and resources,
  * parameter tables, every instruction (xisa_validate with its kernel's code_count,
- * registers below nregs, gaddr symbols), globals, line records, phase records.
+ * registers below nregs, gaddr symbols), globals, line records, phase records, assist
+ * routines (fields in range, one per (algo, dir), each instruction as a kernel's).
  * 0 or -1 + message. */
 int gb_check(const XGpubin *g, char *err, size_t errlen);
 

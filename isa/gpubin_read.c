@@ -65,7 +65,7 @@ typedef struct Sec {
 typedef struct Reader {
     GbArena *arena;
     XGpubin *g;
-    Sec info, kernels, text, globals, lines, reuse, phases;
+    Sec info, kernels, text, globals, lines, reuse, phases, assist;
     uint64_t info_offset; /* of .xgpu.info in the image, for the checksum */
     char *err;
     size_t errlen;
@@ -359,6 +359,49 @@ static int read_phases(Reader *r)
     return 0;
 }
 
+/* The optional assist routines: records, then their code in record order, then the
+ * pool of names. Fields and instructions are checked by gb_check. */
+static int read_assist(Reader *r)
+{
+    Sec *s = &r->assist;
+    size_t off = 0;
+    if (!s->p)
+        return 0;
+    if (open_section(r, s, GB_SEC_ASSIST, GB_VER_ASSIST))
+        return -1;
+    if (s->count == 0) /* the writer leaves the section out instead */
+        return gb_fail(r->err, r->errlen, GB_SEC_ASSIST ": a section without routines");
+    if (take(r, s, GB_SEC_ASSIST, &off, s->count, GB_ASSIST_SIZE))
+        return -1;
+    uint64_t ninsns = 0;
+    for (uint32_t i = 0; i < s->count; i++)
+        ninsns += gb_get32(s->body + (size_t)i * GB_ASSIST_SIZE + 20);
+    size_t code_off = off;
+    if (take(r, s, GB_SEC_ASSIST, &off, ninsns, GB_INSN_SIZE))
+        return -1;
+    Pool pl = {s->body + off, s->body_size - off, 0};
+    XGpubin *g = r->g;
+    if (!(g->assist = alloc_n(r, s->count, sizeof(XAssist))))
+        return gb_fail(r->err, r->errlen, "out of memory");
+    g->nassist = s->count;
+    for (uint32_t i = 0; i < s->count; i++) {
+        const uint8_t *p = s->body + (size_t)i * GB_ASSIST_SIZE;
+        XAssist *a = &g->assist[i];
+        if (get_str(r, &pl, gb_get32(p), GB_SEC_ASSIST, &a->name))
+            return -1;
+        a->algo = gb_get32(p + 4), a->dir = gb_get32(p + 8);
+        a->nregs = gb_get32(p + 12), a->param_bytes = gb_get32(p + 16);
+        a->ntext = gb_get32(p + 20);
+        XInsn *code = alloc_n(r, a->ntext, sizeof(XInsn));
+        if (!code)
+            return gb_fail(r->err, r->errlen, "out of memory");
+        for (uint32_t pc = 0; pc < a->ntext; pc++, code_off += GB_INSN_SIZE)
+            gb_decode_insn(&code[pc], s->body + code_off);
+        a->text = code;
+    }
+    return pool_done(r, &pl, GB_SEC_ASSIST);
+}
+
 /* ---- ELF --------------------------------------------------------------------------- */
 
 static Sec *section_slot(Reader *r, const char *name)
@@ -367,7 +410,7 @@ static Sec *section_slot(Reader *r, const char *name)
         {GB_SEC_INFO, offsetof(Reader, info)},       {GB_SEC_KERNELS, offsetof(Reader, kernels)},
         {GB_SEC_TEXT, offsetof(Reader, text)},       {GB_SEC_GLOBALS, offsetof(Reader, globals)},
         {GB_SEC_LINES, offsetof(Reader, lines)},     {GB_SEC_REUSE, offsetof(Reader, reuse)},
-        {GB_SEC_PHASES, offsetof(Reader, phases)},
+        {GB_SEC_PHASES, offsetof(Reader, phases)},   {GB_SEC_ASSIST, offsetof(Reader, assist)},
     };
     for (size_t i = 0; i < sizeof slots / sizeof slots[0]; i++)
         if (strcmp(name, slots[i].name) == 0)
@@ -450,7 +493,7 @@ static int parse_image(Reader *r, void *copy, size_t len)
     int rc = find_sections(r, e, len);
     if (!rc)
         rc = read_info(r) || read_kernels(r) || read_text(r) || read_globals(r) ||
-             read_lines(r) || read_reuse(r) || read_phases(r) ||
+             read_lines(r) || read_reuse(r) || read_phases(r) || read_assist(r) ||
              gb_check(r->g, r->err, r->errlen) || verify_checksum(r, copy, len);
     elf_end(e);
     return rc ? -1 : 0;
@@ -501,21 +544,33 @@ static int check_params(const XKernel *k, char *err, size_t n)
     return 0;
 }
 
-static int check_insn(const XGpubin *g, const XKernel *k, uint32_t pc, char *err, size_t n)
+/* Code checked the same way whether a kernel's or an assist routine's: its kind and name
+ * for messages, its instructions, its register count. */
+typedef struct Code {
+    const char *kind, *noun; /* "kernel", "kernel" or ".xgpu.assist routine", "routine" */
+    const char *name;
+    const XInsn *code;
+    uint32_t count, nregs;
+    int routine; /* an assist routine: no gaddr */
+} Code;
+
+static int check_insn(const XGpubin *g, const Code *c, uint32_t pc, char *err, size_t n)
 {
-    const XInsn *in = &g->text[k->code_start + pc];
+    const XInsn *in = &c->code[pc];
     char why[160];
-    if (xisa_validate(in, k->code_count, why, sizeof why))
-        return gb_fail(err, n, "kernel %s, pc %u: %s", k->name, pc, why);
+    if (xisa_validate(in, c->count, why, sizeof why))
+        return gb_fail(err, n, "%s %s, pc %u: %s", c->kind, c->name, pc, why);
+    if (in->op == XOP_gaddr && c->routine) /* it serves every module, whatever its globals */
+        return gb_fail(err, n, "%s %s, pc %u: gaddr in a routine", c->kind, c->name, pc);
     if (in->op == XOP_gaddr && in->target >= g->nglobals)
-        return gb_fail(err, n, "kernel %s, pc %u: gaddr of symbol %u, module has %u", k->name,
-                       pc, in->target, g->nglobals);
+        return gb_fail(err, n, "%s %s, pc %u: gaddr of symbol %u, module has %u", c->kind,
+                       c->name, pc, in->target, g->nglobals);
     for (unsigned d = 0; d < 2; d++)
         for (unsigned i = 0; i < (d ? 2u : 6u); i++) {
             unsigned w = xisa_operand_regs(in, (int)d, i), reg = d ? in->dst[i] : in->src[i];
-            if (w && reg != XREG_RZ && reg + w > k->nregs)
-                return gb_fail(err, n, "kernel %s, pc %u: r%u beyond the kernel's %u registers",
-                               k->name, pc, reg, k->nregs);
+            if (w && reg != XREG_RZ && reg + w > c->nregs)
+                return gb_fail(err, n, "%s %s, pc %u: r%u beyond the %s's %u registers",
+                               c->kind, c->name, pc, reg, c->noun, c->nregs);
         }
     return 0;
 }
@@ -536,8 +591,36 @@ static int check_kernel(const XGpubin *g, const XKernel *k, char *err, size_t n)
                        k->name, k->max_threads, k->min_blocks);
     if (check_params(k, err, n))
         return -1;
+    Code c = {"kernel", "kernel", k->name, g->text + k->code_start, k->code_count, k->nregs, 0};
     for (uint32_t pc = 0; pc < k->code_count; pc++)
-        if (check_insn(g, k, pc, err, n))
+        if (check_insn(g, &c, pc, err, n))
+            return -1;
+    return 0;
+}
+
+/* Assist routine i; *seen collects the (algo, dir) pairs of the routines before it. */
+static int check_assist(const XGpubin *g, uint32_t i, unsigned *seen, char *err, size_t n)
+{
+    const XAssist *a = &g->assist[i];
+    if (!a->name || !a->name[0])
+        return gb_fail(err, n, GB_SEC_ASSIST " record %u: a routine without a name", i);
+    if (a->algo >= XASSIST_NALGO || a->dir >= XASSIST_NDIR)
+        return gb_fail(err, n, GB_SEC_ASSIST " routine %s: algorithm %u, direction %u out of "
+                       "range (0..%u, 0..%u)", a->name, a->algo, a->dir, XASSIST_NALGO - 1,
+                       XASSIST_NDIR - 1);
+    unsigned bit = 1u << (a->algo * XASSIST_NDIR + a->dir);
+    if (*seen & bit)
+        return gb_fail(err, n, GB_SEC_ASSIST " routine %s: a second routine for algorithm %u, "
+                       "direction %u", a->name, a->algo, a->dir);
+    *seen |= bit;
+    if (a->nregs > XREG_MAX)
+        return gb_fail(err, n, GB_SEC_ASSIST " routine %s: %u registers, at most %u", a->name,
+                       a->nregs, XREG_MAX);
+    if (a->ntext == 0 || !a->text)
+        return gb_fail(err, n, GB_SEC_ASSIST " routine %s: no instructions", a->name);
+    Code c = {GB_SEC_ASSIST " routine", "routine", a->name, a->text, a->ntext, a->nregs, 1};
+    for (uint32_t pc = 0; pc < a->ntext; pc++)
+        if (check_insn(g, &c, pc, err, n))
             return -1;
     return 0;
 }
@@ -620,7 +703,8 @@ int gb_check(const XGpubin *g, char *err, size_t errlen)
 {
     char why[160];
     if ((g->nkernels && !g->kernels) || (g->ntext && !g->text) ||
-        (g->nglobals && !g->globals) || (g->nlines && !g->lines))
+        (g->nglobals && !g->globals) || (g->nlines && !g->lines) ||
+        (g->nassist && !g->assist))
         return gb_fail(err, errlen, "module: a non-empty table without storage");
     for (uint32_t i = 0; i < g->ntext; i++)
         if (xisa_validate(&g->text[i], g->ntext, why, sizeof why))
@@ -630,6 +714,10 @@ int gb_check(const XGpubin *g, char *err, size_t errlen)
             return -1;
     for (uint32_t i = 0; i < g->nglobals; i++)
         if (check_global(&g->globals[i], err, errlen))
+            return -1;
+    unsigned seen = 0;
+    for (uint32_t i = 0; i < g->nassist; i++)
+        if (check_assist(g, i, &seen, err, errlen))
             return -1;
     return check_lines(g, err, errlen) || check_phases(g, err, errlen) ? -1 : 0;
 }

@@ -200,11 +200,32 @@ static void enc_phases(Buf *b, const XGpubin *g)
     sec_end(b, NULL);
 }
 
+/* Records, then each routine's code in record order, then the names. */
+static void enc_assist(Buf *b, const XGpubin *g)
+{
+    Buf pool = {0};
+    sec_begin(b, GB_VER_ASSIST, g->nassist);
+    for (uint32_t i = 0; i < g->nassist; i++) {
+        const XAssist *r = &g->assist[i];
+        uint32_t f[6] = {pool_str(&pool, r->name), r->algo, r->dir, r->nregs, r->param_bytes,
+                         r->ntext};
+        for (int j = 0; j < 6; j++)
+            buf_u32(b, f[j]);
+    }
+    for (uint32_t i = 0; i < g->nassist; i++)
+        for (uint32_t pc = 0; pc < g->assist[i].ntext; pc++) {
+            uint8_t *p = buf_grow(b, GB_INSN_SIZE);
+            if (p)
+                gb_encode_insn(p, &g->assist[i].text[pc]);
+        }
+    sec_end(b, &pool);
+}
+
 /* ---- ELF --------------------------------------------------------------------------- */
 
 static const char shstrtab[] = "\0" GB_SEC_INFO "\0" GB_SEC_KERNELS "\0" GB_SEC_TEXT
                                "\0" GB_SEC_GLOBALS "\0" GB_SEC_LINES "\0" GB_SEC_REUSE
-                               "\0" GB_SEC_PHASES "\0.shstrtab";
+                               "\0" GB_SEC_PHASES "\0" GB_SEC_ASSIST "\0.shstrtab";
 
 static size_t shstr_off(const char *name)
 {
@@ -315,8 +336,8 @@ int xgpubin_write_mem(const XGpubin *g, void **buf, size_t *len, char *err, size
     *len = 0;
     if (gb_check(g, err, errlen))
         return -1;
-    Buf secs[7] = {{0}};
-    const char *names[7] = {GB_SEC_INFO, GB_SEC_KERNELS, GB_SEC_TEXT, GB_SEC_GLOBALS,
+    Buf secs[8] = {{0}};
+    const char *names[8] = {GB_SEC_INFO, GB_SEC_KERNELS, GB_SEC_TEXT, GB_SEC_GLOBALS,
                             GB_SEC_LINES};
     int nsecs = 5;
     enc_info(&secs[0], g);
@@ -328,6 +349,8 @@ int xgpubin_write_mem(const XGpubin *g, void **buf, size_t *len, char *err, size
         names[nsecs] = GB_SEC_REUSE, enc_reuse(&secs[nsecs++], g);
     if (g->phase_delta)
         names[nsecs] = GB_SEC_PHASES, enc_phases(&secs[nsecs++], g);
+    if (g->nassist)
+        names[nsecs] = GB_SEC_ASSIST, enc_assist(&secs[nsecs++], g);
     int rc = 0;
     for (int i = 0; i < nsecs; i++)
         if (secs[i].bad)

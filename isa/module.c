@@ -133,6 +133,18 @@ static void clone_globals(GbArena *a, XGpubin *c, const XGpubin *g, int *oom)
     }
 }
 
+static void clone_assist(GbArena *a, XGpubin *c, const XGpubin *g, int *oom)
+{
+    c->assist = dup_array(a, g->assist, g->nassist, sizeof(XAssist), oom);
+    for (uint32_t i = 0; c->assist && i < g->nassist; i++) {
+        XAssist *r = &c->assist[i];
+        r->name = gb_arena_strdup(a, g->assist[i].name);
+        r->text = dup_array(a, g->assist[i].text, r->ntext, sizeof(XInsn), oom);
+        if (!r->name)
+            *oom = 1;
+    }
+}
+
 XGpubin *gb_clone(const XGpubin *g)
 {
     GbArena *a = gb_arena_new();
@@ -155,6 +167,7 @@ XGpubin *gb_clone(const XGpubin *g)
                 oom = 1;
         c->lines = dup_array(a, g->lines, g->nlines, sizeof(XLine), &oom);
         c->phases = dup_array(a, g->phases, g->nphases, sizeof(XPhase), &oom);
+        clone_assist(a, c, g, &oom);
     }
     if (oom) {
         gb_arena_free(a);

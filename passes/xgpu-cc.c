@@ -97,6 +97,7 @@ typedef struct Driver {
     unsigned phase_delta; /* --phase-delta (Zorua: percent change that starts a phase) */
     unsigned phase_gap;   /* --phase-gap (Zorua: instructions between boundaries) */
     const char *reuse_profile; /* --reuse-profile */
+    int no_assist;      /* --no-assist: no .xgpu.assist section */
     Argv cflags;        /* -I -D -U -W -std -f... forwarded to every compile */
     Argv ldflags;       /* -L -l -Wl, ... forwarded to the link */
     Argv ppflags;       /* -E -M -MM */
@@ -169,6 +170,8 @@ static void usage(FILE *f)
             "                     bytes change by P percent or more (default 25; .xgpu.phases)\n"
             "  --phase-gap=N      Zorua: at least N instructions between phase boundaries\n"
             "                     (default 10)\n"
+            "  --no-assist        leave the CABA assist routines out of the device binary\n"
+            "                     (.xgpu.assist)\n"
             "  --keep-temps       keep intermediate files (printed with -v)\n"
             "  -v                 print the commands run\n"
             "  --help             this text\n");
@@ -293,6 +296,8 @@ static int parse_args(Driver *d, int argc, char **argv)
                                 "got '%s'\n", a + 7);
                 return -1;
             }
+        } else if (!strcmp(a, "--no-assist")) {
+            d->no_assist = 1;
         } else if (!strncmp(a, "--reuse-profile=", 16)) {
             d->reuse_profile = a + 16;
         } else if (!strncmp(a, "--rthld=", 8)) {
@@ -638,12 +643,13 @@ static int lower(Driver *d, const char *src_name, const char *ir, const char *fa
     o.phase_delta = d->phase_delta;
     o.phase_gap = d->phase_gap;
     o.reuse_profile = d->reuse_profile;
+    o.no_assist = d->no_assist;
     const char *dump = getenv("XGPU_DUMP"); /* as the pipeline reads it: set and not "0" */
     o.debug_dumps = dump && strcmp(dump, "0") != 0;
     o.source_name = src_name;
     if (d->verbose)
-        fprintf(stderr, "xgpu-lower -O%u --max-regs=%u %s -o %s\n", o.opt_level, o.max_regs, ir,
-                fat ? fat : "-");
+        fprintf(stderr, "xgpu-lower -O%u --max-regs=%u%s %s -o %s\n", o.opt_level, o.max_regs,
+                o.no_assist ? " --no-assist" : "", ir, fat ? fat : "-");
     int rc = xgpu_lower_file(ir, &o, fat, asm_out) ? 1 : 0;
     sig_free(d);
     return rc;

@@ -4,7 +4,9 @@
  * A module written to a file reads back to the same module (same fields, and the same
  * bytes when written again); the file is a little-endian ELF64 with the project's
  * sections; fat containers round-trip, and two containers back to back parse one after
- * the other through `next`, also when the caller has only a pointer (SIZE_MAX).
+ * the other through `next`, also when the caller has only a pointer (SIZE_MAX). The
+ * optional .xgpu.assist section (the built-in CABA assist routines) round-trips too, and is
+ * written only when the module has routines.
  */
 #define _GNU_SOURCE /* memmem */
 #include <criterion/criterion.h>
@@ -13,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "xgpu/assist.h"
 #include "xgpu/gpubin.h"
 #include "xtest.h"
 
@@ -223,4 +226,49 @@ Test(gpubin, caller_built_module)
     void *bad;
     cr_assert_neq(xgpubin_write_mem(&g, &bad, &len, err, sizeof err), 0);
     cr_assert(strstr(err, "registers"), "%s", err);
+}
+
+/* gpubin sections of an image (headers found by their XSEC magic; sections are 8-aligned). */
+static int count_sections(const uint8_t *img, size_t len)
+{
+    int n = 0;
+    for (size_t i = 0; i + 16 <= len; i += 8)
+        n += !memcmp(img + i, "XSEC", 4);
+    return n;
+}
+
+Test(gpubin, assist_round_trip)
+{
+    XGpubin *g = assemble_ok(module_a), *h = NULL;
+    size_t len;
+    uint8_t *plain = image_of(g, &len);
+    cr_assert_eq(count_sections(plain, len), 5, "no routines, no .xgpu.assist");
+    free(plain);
+    g->assist = (XAssist *)xgpu_assist_builtin(&g->nassist);
+    cr_assert_eq(g->nassist, 6);
+    char err[256] = "", *path = temp_path();
+    cr_assert_eq(xgpubin_write_file(g, path, err, sizeof err), 0, "%s", err);
+    uint8_t *buf = slurp(path, &len);
+    unlink(path);
+    cr_assert_eq(count_sections(buf, len), 6);
+    cr_assert_eq(xgpubin_read(buf, len, &h, err, sizeof err), 0, "%s", err);
+    memset(buf, 0xee, len); /* the routines must not point into the input */
+    free(buf);
+    expect_same(g, h); /* the same bytes when written again */
+    cr_assert_eq(h->nassist, g->nassist);
+    for (uint32_t i = 0; i < g->nassist; i++) {
+        const XAssist *a = &g->assist[i], *b = &h->assist[i];
+        cr_assert_str_eq(a->name, b->name);
+        cr_assert(a->algo == b->algo && a->dir == b->dir, "%s: algo, dir", a->name);
+        cr_assert(a->nregs == b->nregs && a->param_bytes == b->param_bytes, "%s", a->name);
+        cr_assert_eq(a->ntext, b->ntext, "%s", a->name);
+        cr_assert_neq(a->text, b->text, "%s: a copy", a->name);
+        cr_assert_eq(memcmp(a->text, b->text, a->ntext * sizeof(XInsn)), 0, "%s", a->name);
+    }
+    cr_assert_eq(xgpu_assist_find(h->assist, h->nassist, XASSIST_CPACK, XASSIST_COMP),
+                 &h->assist[5]);
+    cr_assert_eq(h->ntext, g->ntext, "the kernels' text is apart from the routines'");
+    g->assist = NULL, g->nassist = 0;
+    xgpubin_free(g);
+    xgpubin_free(h);
 }

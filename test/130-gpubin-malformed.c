@@ -6,7 +6,9 @@
  * Truncations at every length; every bit of every byte flipped (damaged section headers
  * must be rejected, other damage may be accepted only as a module that still passes
  * the writer's checks); wrong magic and versions; a kernel code range past the text; an
- * instruction with a bad opcode; fat containers that lie about their size.
+ * instruction with a bad opcode; fat containers that lie about their size. The optional
+ * .xgpu.assist section (CABA assist routines): every truncation and bit flip, and each
+ * damaged field refused with its own message, by the reader and by the writer.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -238,4 +240,205 @@ Test(malformed, checksum_catches_well_formed_damage)
         img[at[i]] = keep;
     }
     free(img);
+}
+
+/* ---- .xgpu.assist ------------------------------------------------------------------- */
+
+/* Two small routines, assembled as kernels and then taken out as routines: a branch
+ * (routine-relative target), parameters, registers. */
+static const char routines[] =
+    ".kernel caba_bdi_decomp\n"
+    ".param 8\n"
+    "    s2r r0, %laneid\n"
+    "    set.ge.u32 r1, r0, 8\n"
+    "    brc r1, done, done\n"
+    "    ld.param.u64 r2, [0]\n"
+    "    st.global.u32 [r2], r0\n"
+    "done:\n"
+    "    exit\n"
+    ".kernel caba_fpc_comp\n"
+    ".param 4\n"
+    "    ld.param.u32 r1, [0]\n"
+    "    exit\n";
+
+enum { A_REC = 16, A_SIZE = 24 }; /* first record, record size */
+
+/* small with the two routines attached; *rt keeps their code alive while g lives. */
+static XGpubin *with_routines(XGpubin **rt, XAssist *a)
+{
+    XGpubin *g = NULL;
+    char err[256] = "";
+    cr_assert_eq(xasm_assemble(small, &g, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(xasm_assemble(routines, rt, err, sizeof err), 0, "%s", err);
+    static const unsigned algo[] = {XASSIST_BDI, XASSIST_FPC}, dir[] = {XASSIST_DECOMP,
+                                                                      XASSIST_COMP};
+    for (unsigned i = 0; i < 2; i++) {
+        const XKernel *k = &(*rt)->kernels[i];
+        a[i] = (XAssist){k->name, algo[i], dir[i], k->nregs, k->param_bytes,
+                         (*rt)->text + k->code_start, k->code_count};
+    }
+    g->assist = a, g->nassist = 2;
+    return g;
+}
+
+/* The image of small with the two routines; *at is where .xgpu.assist starts. */
+static uint8_t *assist_image(size_t *len, size_t *at)
+{
+    XGpubin *rt = NULL, *g;
+    XAssist a[2];
+    void *img;
+    char err[256] = "";
+    g = with_routines(&rt, a);
+    cr_assert_eq(xgpubin_write_mem(g, &img, len, err, sizeof err), 0, "%s", err);
+    xgpubin_free(g);
+    xgpubin_free(rt);
+    size_t off[8];
+    int n = find_sections(img, *len, off, 8);
+    cr_assert_eq(n, 6, "five sections and .xgpu.assist");
+    *at = off[5]; /* the writer emits it last */
+    cr_assert_eq(get32((uint8_t *)img + *at + 8), 2, ".xgpu.assist has the two routines");
+    return img;
+}
+
+/* The image with the 32-bit field at `field` of .xgpu.assist set to v is refused with a
+ * message holding want; the field is restored. */
+static void expect_field(uint8_t *img, size_t len, size_t at, size_t field, uint32_t v,
+                         const char *want)
+{
+    uint8_t keep[4];
+    memcpy(keep, img + at + field, 4);
+    for (int i = 0; i < 4; i++)
+        img[at + field + i] = (uint8_t)(v >> (8 * i));
+    char err[256];
+    XGpubin *g = NULL;
+    cr_expect_neq(read_copy(img, len, err, sizeof err, &g), 0, "field %zu = %u accepted", field,
+                  v);
+    cr_expect(strstr(err, want) && !strchr(err, '\n'), "field %zu = %u: want '%s', got '%s'",
+              field, v, want, err);
+    memcpy(img + at + field, keep, 4);
+}
+
+Test(malformed, assist_truncations_and_bit_flips)
+{
+    size_t len, at;
+    uint8_t *img = assist_image(&len, &at);
+    char err[256];
+    XGpubin *g = NULL;
+    cr_assert_eq(read_copy(img, len, err, sizeof err, &g), 0, "%s", err);
+    cr_assert_eq(g->nassist, 2);
+    xgpubin_free(g);
+    for (size_t n = 0; n < len; n++) {
+        char what[48];
+        snprintf(what, sizeof what, "truncated to %zu", n);
+        expect_rejected(img, n, what);
+    }
+    uint32_t size = get32(img + at + 12);
+    for (size_t i = at; i < at + size; i++)
+        for (int bit = 0; bit < 8; bit++) {
+            char what[64];
+            img[i] ^= (uint8_t)(1u << bit);
+            snprintf(what, sizeof what, "bit %d of byte %zu flipped", bit, i);
+            if (i < at + 16) {
+                expect_rejected(img, len, what);
+            } else if (read_copy(img, len, err, sizeof err, &g) == 0) {
+                void *again; /* the checksum is on: whatever is accepted is consistent */
+                size_t n2;
+                cr_assert_eq(xgpubin_write_mem(g, &again, &n2, err, sizeof err), 0,
+                             "%s: accepted, but: %s", what, err);
+                free(again);
+                xgpubin_free(g);
+            } else {
+                cr_assert(err[0] && !strchr(err, '\n'), "%s: '%s'", what, err);
+            }
+            img[i] ^= (uint8_t)(1u << bit);
+        }
+    free(img);
+}
+
+Test(malformed, assist_fields)
+{
+    size_t len, at;
+    uint8_t *img = assist_image(&len, &at);
+    const size_t r0 = A_REC, r1 = A_REC + A_SIZE, code = A_REC + 2 * A_SIZE;
+    img[at + 4] = 2; /* header: section version 2 */
+    expect_rejected(img, len, "assist version 2");
+    char err[256];
+    XGpubin *g = NULL;
+    read_copy(img, len, err, sizeof err, &g);
+    cr_expect(strstr(err, ".xgpu.assist: unsupported section version 2"), "%s", err);
+    img[at + 4] = 1;
+    expect_field(img, len, at, 8, 0, ".xgpu.assist: a section without routines");
+    expect_field(img, len, at, 8, 1000, ".xgpu.assist: 1000 records do not fit");
+    expect_field(img, len, at, 12, 8, ".xgpu.assist: header size 8");
+    expect_field(img, len, at, r0 + 0, 1, ".xgpu.assist: string at 1, expected at 0");
+    expect_field(img, len, at, r0 + 0, 4096, ".xgpu.assist: string offset 4096 outside");
+    expect_field(img, len, at, r0 + 4, 3, "routine caba_bdi_decomp: algorithm 3, direction 0 "
+                                          "out of range");
+    expect_field(img, len, at, r0 + 8, 2, "routine caba_bdi_decomp: algorithm 0, direction 2 "
+                                          "out of range");
+    uint32_t dir0 = get32(img + at + r0 + 8); /* (bdi, decomp) twice */
+    cr_assert_eq(dir0, XASSIST_DECOMP);
+    img[at + r1 + 4] = XASSIST_BDI;
+    expect_field(img, len, at, r1 + 8, XASSIST_DECOMP, "routine caba_fpc_comp: a second "
+                                                       "routine for algorithm 0, direction 0");
+    img[at + r1 + 4] = XASSIST_FPC;
+    expect_field(img, len, at, r0 + 12, 256, "routine caba_bdi_decomp: 256 registers, at most "
+                                             "255");
+    expect_field(img, len, at, r0 + 12, 2, "routine caba_bdi_decomp, pc 3: r2 beyond the "
+                                           "routine's 2 registers");
+    expect_field(img, len, at, r0 + 20, 5, ".xgpu.assist: string at"); /* the code shifts */
+    expect_field(img, len, at, r0 + 20, 1u << 30, ".xgpu.assist: 1073741826 records do not fit");
+    /* brc r1, done, done at pc 2: its target and reconvergence point are the routine's */
+    cr_assert_eq(get32(img + at + code + 2 * 32 + 24), 5, "routine-relative target");
+    expect_field(img, len, at, code + 2 * 32 + 24, 9, "routine caba_bdi_decomp, pc 2: brc: "
+                                                      "target 9 outside");
+    expect_field(img, len, at, code + 2 * 32, 0x7fff, "routine caba_bdi_decomp, pc 2: ");
+    /* well formed, not what was written: the checksum */
+    expect_field(img, len, at, r0 + 16, 9, "device binary is damaged");
+    cr_assert_eq(read_copy(img, len, err, sizeof err, &g), 0, "restored image: %s", err);
+    xgpubin_free(g);
+    free(img);
+}
+
+/* The writer runs the same checks on a caller's table, so it never writes a section the
+ * reader refuses. */
+Test(malformed, assist_refused_by_the_writer)
+{
+    XGpubin *rt = NULL;
+    XAssist a[2];
+    XGpubin *g = with_routines(&rt, a);
+    void *img = NULL;
+    size_t len;
+    char err[256];
+#define REFUSED(change, want)                                                                  \
+    do {                                                                                       \
+        XAssist keep[2] = {a[0], a[1]};                                                        \
+        change;                                                                                \
+        cr_expect_neq(xgpubin_write_mem(g, &img, &len, err, sizeof err), 0, "%s", #change);    \
+        cr_expect(strstr(err, want), "%s: want '%s', got '%s'", #change, want, err);          \
+        a[0] = keep[0], a[1] = keep[1];                                                        \
+    } while (0)
+    REFUSED(a[1].name = "", ".xgpu.assist record 1: a routine without a name");
+    REFUSED(a[1].name = NULL, ".xgpu.assist record 1: a routine without a name");
+    REFUSED(a[0].ntext = 0, ".xgpu.assist routine caba_bdi_decomp: no instructions");
+    REFUSED(a[0].text = NULL, ".xgpu.assist routine caba_bdi_decomp: no instructions");
+    REFUSED(a[1].dir = 9, "algorithm 1, direction 9 out of range");
+    REFUSED((a[1].algo = XASSIST_BDI, a[1].dir = XASSIST_DECOMP), "a second routine");
+    REFUSED(a[1].nregs = 1, "routine caba_fpc_comp, pc 0: r1 beyond the routine's 1 registers");
+    REFUSED(a[0].ntext = 3, "routine caba_bdi_decomp, pc 2: brc: target 5 outside");
+    g->assist = NULL;
+    REFUSED((void)0, "a non-empty table without storage");
+    g->assist = a;
+    /* a routine serves any module: gaddr (of the module's globals) is refused */
+    XInsn code[2];
+    memcpy(code, rt->text, sizeof code);
+    code[0] = g->text[1]; /* gaddr r4, v */
+    cr_assert_eq(code[0].op, XOP_gaddr);
+    REFUSED((a[0].text = code, a[0].ntext = 2, a[0].nregs = 8),
+            "routine caba_bdi_decomp, pc 0: gaddr in a routine");
+#undef REFUSED
+    cr_assert_eq(xgpubin_write_mem(g, &img, &len, err, sizeof err), 0, "restored: %s", err);
+    free(img);
+    xgpubin_free(g);
+    xgpubin_free(rt);
 }

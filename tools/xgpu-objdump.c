@@ -8,13 +8,15 @@
  * gpubin. For every gpubin found it prints the module info, each kernel's table entry
  * and disassembly (labels L<pc>, one instruction per line with its pc, `// file:line`
  * where the source line changes, `-- phase` lines where a Zorua phase specifier starts),
- * the globals and, when asked, the line table, reuse bits or phase records. --json prints
- * the same as one JSON document (schema in docs/gpubin.md). --section limits the output
- * to info, kernels, text, globals, lines, reuse or phases (with or without the .xgpu.
- * prefix). --source puts the text of each new source line above its instructions (read
- * from the file the line table names; when it cannot be read, a note says so once and
- * the listing falls back to `// file:line`). --asm prints each module as an assembler
- * listing (xgpubin_disassemble) that the assembler reads back to the same module.
+ * the globals and, when asked, the line table, reuse bits, phase records or CABA assist
+ * routines (each with its record and its disassembly; the info names them by default).
+ * --json prints the same as one JSON document (schema in docs/gpubin.md). --section
+ * limits the output to info, kernels, text, globals, lines, reuse, phases or assist (with
+ * or without the .xgpu. prefix). --source puts the text of each new source line above its
+ * instructions (read from the file the line table names; when it cannot be read, a note
+ * says so once and the listing falls back to `// file:line`). --asm prints each module as
+ * an assembler listing (xgpubin_disassemble) that the assembler reads back to the same
+ * module, less its assist routines (their text form: the files of emulator/mech/assist/).
  *
  * A host executable or object may also carry the host tables of hostsec.h: the XMem atom
  * table (section xgpu_atoms) and the Locality Descriptor table (xgpu_ldesc). They are
@@ -34,15 +36,17 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "xgpu/assist.h"
 #include "xgpu/gpubin.h"
 #include "xgpu/hostsec.h"
 
 enum { SEC_INFO = 1, SEC_KERNELS = 2, SEC_TEXT = 4, SEC_GLOBALS = 8, SEC_LINES = 16,
-       SEC_REUSE = 32, SEC_PHASES = 64, SEC_ATOMS = 128, SEC_LDESC = 256,
+       SEC_REUSE = 32, SEC_PHASES = 64, SEC_ATOMS = 128, SEC_LDESC = 256, SEC_ASSIST = 512,
        SEC_DEFAULT = SEC_INFO | SEC_KERNELS | SEC_TEXT | SEC_GLOBALS | SEC_ATOMS | SEC_LDESC };
 
 static const char *const section_names[] = {"info",  "kernels", "text",  "globals", "lines",
-                                            "reuse", "phases",  "atoms", "ldesc"};
+                                            "reuse", "phases",  "atoms", "ldesc",
+                                            "assist"};
 
 /* One source file's text split into lines, loaded on first use (--source). */
 typedef struct SrcFile {
@@ -443,6 +447,37 @@ static void print_phases(const XGpubin *g)
     }
 }
 
+/* An assist routine as the one kernel of a module that holds only its code, so that it
+ * prints (and converts to JSON) like a kernel: no globals, lines, reuse bits or phases. */
+typedef struct AssistView {
+    XKernel k;
+    XGpubin g;
+} AssistView;
+
+static void assist_view(AssistView *av, const XAssist *a)
+{
+    av->k = (XKernel){.name = a->name, .code_count = a->ntext, .nregs = a->nregs,
+                      .param_bytes = a->param_bytes, .signature = ""};
+    av->g = (XGpubin){.producer = "", .options = "", .kernels = &av->k, .nkernels = 1,
+                      .text = (XInsn *)a->text, .ntext = a->ntext};
+}
+
+static void print_assist(const XGpubin *g)
+{
+    if (!g->nassist)
+        printf("assist: none\n");
+    for (uint32_t i = 0; i < g->nassist; i++) {
+        const XAssist *a = &g->assist[i];
+        AssistView av;
+        View none = {0};
+        assist_view(&av, a);
+        printf("\nassist %s: %s %s, regs %u, params %u bytes, %u instructions\n", a->name,
+               xgpu_assist_algo_name(a->algo), xgpu_assist_dir_name(a->dir), a->nregs,
+               a->param_bytes, a->ntext);
+        print_code(&av.g, 0, NULL, &none);
+    }
+}
+
 static void print_global(const XGlobal *v)
 {
     printf("global %s: %s, size %llu, align %u", v->name,
@@ -471,6 +506,9 @@ static void print_module(const char *path, size_t idx, const XGpubin *g, unsigne
     if ((sec & SEC_INFO) && g->phase_delta)
         printf("phases: %u records (delta %u%%, gap %u)\n", g->nphases, g->phase_delta,
                g->phase_gap);
+    for (uint32_t i = 0; (sec & SEC_INFO) && i < g->nassist; i++)
+        printf("%s%s%s", i ? ", " : "assist routines: ", g->assist[i].name,
+               i + 1 < g->nassist ? "" : "\n");
     for (uint32_t i = 0; i < g->nkernels && (sec & (SEC_KERNELS | SEC_TEXT)); i++) {
         printf("\n");
         if (sec & SEC_KERNELS)
@@ -493,6 +531,8 @@ static void print_module(const char *path, size_t idx, const XGpubin *g, unsigne
         printf("reuse: pc %u 0x%02x\n", pc, g->reuse[pc]); /* absolute pc, XREUSE_* bits */
     if (sec & SEC_PHASES)
         print_phases(g);
+    if (sec & SEC_ASSIST)
+        print_assist(g);
     free(syms);
 }
 
@@ -617,6 +657,32 @@ static json_object *json_phases(const XGpubin *g)
     return o;
 }
 
+/* The routines with their records and instructions; null without any. */
+static json_object *json_assist(const XGpubin *g)
+{
+    if (!g->nassist)
+        return NULL;
+    json_object *rs = json_object_new_array();
+    for (uint32_t i = 0; i < g->nassist; i++) {
+        const XAssist *a = &g->assist[i];
+        json_object *o = json_object_new_object(), *code = json_object_new_array();
+        AssistView av;
+        View none = {0};
+        assist_view(&av, a);
+        JADD(o, "name", json_object_new_string(a->name));
+        JADD(o, "algo", json_object_new_string(xgpu_assist_algo_name(a->algo)));
+        JADD(o, "dir", json_object_new_string(xgpu_assist_dir_name(a->dir)));
+        JADD(o, "regs", json_object_new_int64(a->nregs));
+        JADD(o, "param_bytes", json_object_new_int64(a->param_bytes));
+        JADD(o, "code_count", json_object_new_int64(a->ntext));
+        for (uint32_t pc = 0; pc < a->ntext; pc++)
+            json_object_array_add(code, json_insn(&av.g, 0, pc, NULL, &none));
+        JADD(o, "instructions", code);
+        json_object_array_add(rs, o);
+    }
+    return rs;
+}
+
 static json_object *json_module(const XGpubin *g, unsigned sec, const View *v)
 {
     json_object *o = json_object_new_object();
@@ -664,6 +730,8 @@ static json_object *json_module(const XGpubin *g, unsigned sec, const View *v)
     }
     if (sec & SEC_PHASES)
         JADD(o, "phases", g->phase_delta ? json_phases(g) : NULL);
+    if (sec & SEC_ASSIST)
+        JADD(o, "assist", json_assist(g));
     free(syms);
     return o;
 }
@@ -687,10 +755,11 @@ static int parse_section(const char *s, unsigned *sec)
 static void usage(FILE *f)
 {
     fprintf(f, "usage: xgpu-objdump [--json | --asm] [--source] "
-               "[--section info|kernels|text|globals|lines|reuse|phases|atoms|ldesc]... "
+               "[--section info|kernels|text|globals|lines|reuse|phases|assist|atoms|ldesc]... "
                "FILE...\n"
                "  --json     one JSON document (schema in docs/gpubin.md)\n"
                "  --asm      assembler listing of each module, which xasm_assemble reads back\n"
+               "             (less its assist routines)\n"
                "  --source   the source text of each new line above its instructions\n");
 }
 

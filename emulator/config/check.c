@@ -59,6 +59,9 @@ static const CfgRange cfg_ranges[] = {
     {"caba.md_cache_ways",          1,   64,          0, NULL},
     {"caba.md_line",                4,   4096,        1, NULL},
     {"caba.md_bits",                1,   8,           1, "a line has at most 256 encodings"},
+    {"caba.pending",                1,   64,          0, NULL},
+    {"caba.throttle",               0,   100,         0, "a share of the issue slots, in percent"},
+    {"caba.throttle_window",        1,   1u << 20,    0, NULL},
     {"unit.int.ii",                 1,   MAX_U32,     0, NULL},
     {"unit.fp.ii",                  1,   MAX_U32,     0, NULL},
     {"unit.dp.ii",                  1,   MAX_U32,     0, NULL},
@@ -330,8 +333,24 @@ static int cfg_check_caba(const EmuConfig *c, char *err, size_t n)
     int on = strcmp(c->caba_mode, "off") != 0, caba = strcmp(c->mem_transform, "caba") == 0;
     if (on != caba) {
         snprintf(err, n, "%s: the compressed memory is mem.transform = caba with caba.mode "
-                 "hw-mem, hw or ideal; set both (got mem.transform = %s, caba.mode = %s)",
+                 "caba, hw-mem, hw or ideal; set both (got mem.transform = %s, caba.mode = %s)",
                  on ? "caba.mode" : "mem.transform", c->mem_transform, c->caba_mode);
+        return -1;
+    }
+    int assist = strcmp(c->caba_mode, "caba") == 0, aw = strcmp(c->core_assist, "caba") == 0;
+    if (assist != aw) {
+        snprintf(err, n, "%s: CABA's assist warps are core.assist = caba with caba.mode = "
+                 "caba; set both (got core.assist = %s, caba.mode = %s)",
+                 assist ? "caba.mode" : "core.assist", c->core_assist, c->caba_mode);
+        return -1;
+    }
+    if (assist && c->core_mem_latency) {
+        snprintf(err, n, "caba.mode = caba needs the memory system (core.mem_latency = 0)");
+        return -1;
+    }
+    if (c->caba_assist_regs != EMU_CFG_AUTO && c->caba_assist_regs > 255) {
+        snprintf(err, n, "caba.assist_regs: at most 255 registers per thread, got %llu",
+                 (unsigned long long)c->caba_assist_regs);
         return -1;
     }
     if (caba && c->l1_line != 64 && c->l1_line != 128) {

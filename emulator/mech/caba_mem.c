@@ -34,8 +34,17 @@
  *           cycles after the crossbar delivered it.
  *   ideal   as hw with no decompression latency and metadata that costs nothing (no
  *           metadata cache, no metadata traffic).
- * Compressing a write-back is off the SMs' path and costs no time here. A store crosses
- * uncompressed (CABA assumes stores target uncompressed lines).
+ *   caba    (CABA) compressed in DRAM and in the L2, with no logic at either: a read
+ *           response of a compressed line always crosses compressed, whole, marked for
+ *           the SM's assist warps (TmReq.assist, caba_assist.c), which decompress it.
+ *           Lines are compressed by the SMs' assist warps too: a line an SM writes
+ *           uncompressed (TM_WR_PLAIN: its compression overflowed, or not yet done, or a
+ *           write no assist warp saw, an atomic) is kept as it is, in the L2 and in DRAM,
+ *           until a write brings it compressed (TM_WR_PACKED). Lines the host copied in
+ *           are compressed (the paper compresses them on the host), unless an SM last
+ *           wrote them uncompressed: the memory side does not see the host's copies.
+ * Under the other modes, compressing a write-back is off the SMs' path and costs no time
+ * here, and a store crosses uncompressed (CABA assumes stores target uncompressed lines).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +52,7 @@
 #include "mech/mech.h"
 
 enum { CABA_BEST = -1 };
-enum { CABA_HW_MEM, CABA_HW, CABA_IDEAL }; /* caba.mode */
+enum { CABA_HW_MEM, CABA_HW, CABA_IDEAL, CABA_ASSIST }; /* caba.mode */
 
 /* A metadata-cache way: the metadata line it holds (its index in the channel's region). */
 typedef struct MdWay {
@@ -62,6 +71,11 @@ typedef struct Caba {
     MdWay *md;                 /* [nchan][sets][ways] */
     uint64_t *clock;           /* [nchan] LRU clock */
     uint8_t out[XC_LINE_MAX];
+    /* caba: the lines kept uncompressed, an open-addressing set of line addresses with
+     * their state (1: kept as they are, 0: compressed again); 0 is never a line */
+    uint64_t *plain_key;
+    uint8_t *plain_on;
+    size_t plain_cap, plain_n;
 } Caba;
 
 static void *caba_init(const EmuConfig *cfg)
@@ -77,6 +91,7 @@ static void *caba_init(const EmuConfig *cfg)
     c->md_wait = strcmp(cfg->caba_md_miss, "wait") == 0;
     c->mode = strcmp(cfg->caba_mode, "hw") == 0      ? CABA_HW
               : strcmp(cfg->caba_mode, "ideal") == 0 ? CABA_IDEAL
+              : strcmp(cfg->caba_mode, "caba") == 0  ? CABA_ASSIST
                                                      : CABA_HW_MEM;
     c->latency[XC_BDI] = cfg->caba_latency_bdi;
     c->latency[XC_FPC] = cfg->caba_latency_fpc;
@@ -99,14 +114,58 @@ static void caba_free(void *state)
 {
     Caba *c = state;
     if (c)
-        free(c->md), free(c->clock);
+        free(c->md), free(c->clock), free(c->plain_key), free(c->plain_on);
     free(c);
 }
 
-/* The line as stored: its codec and size (XC_ENC_RAW when it does not compress). */
-static XcInfo caba_store(Caba *c, const uint8_t *line)
+/* The slot of line in the plain set (its own, or the empty one where it would go). */
+static size_t plain_slot(const Caba *c, uint64_t line)
 {
-    if (!line || !xc_line_ok(c->line))
+    size_t i = (size_t)((line >> 7) * 0x9e3779b97f4a7c15ull >> 20) & (c->plain_cap - 1);
+    while (c->plain_key[i] && c->plain_key[i] != line)
+        i = (i + 1) & (c->plain_cap - 1);
+    return i;
+}
+
+static int plain_has(const Caba *c, uint64_t line)
+{
+    return c->plain_cap && c->plain_on[plain_slot(c, line)];
+}
+
+/* Sets line's state; -1 when host memory ran out (the line stays as it was). */
+static int plain_set(Caba *c, uint64_t line, int on)
+{
+    if (!on && !plain_has(c, line))
+        return 0;
+    if (2 * (c->plain_n + 1) > c->plain_cap) {
+        Caba old = *c;
+        c->plain_cap = old.plain_cap ? 2 * old.plain_cap : 1024;
+        c->plain_key = calloc(c->plain_cap, sizeof *c->plain_key);
+        c->plain_on = calloc(c->plain_cap, 1);
+        if (!c->plain_key || !c->plain_on) {
+            free(c->plain_key), free(c->plain_on);
+            c->plain_key = old.plain_key, c->plain_on = old.plain_on;
+            c->plain_cap = old.plain_cap;
+            return -1;
+        }
+        for (size_t i = 0; i < old.plain_cap; i++)
+            if (old.plain_key[i]) {
+                size_t j = plain_slot(c, old.plain_key[i]);
+                c->plain_key[j] = old.plain_key[i], c->plain_on[j] = old.plain_on[i];
+            }
+        free(old.plain_key), free(old.plain_on);
+    }
+    size_t i = plain_slot(c, line);
+    c->plain_n += !c->plain_key[i];
+    c->plain_key[i] = line, c->plain_on[i] = (uint8_t)on;
+    return 0;
+}
+
+/* The line at addr as stored: its codec and size (XC_ENC_RAW when it does not compress,
+ * or is kept as it is). */
+static XcInfo caba_store(Caba *c, uint64_t addr, const uint8_t *line)
+{
+    if (!line || !xc_line_ok(c->line) || plain_has(c, addr))
         return (XcInfo){.encoding = XC_ENC_RAW, .bytes = (uint16_t)c->line};
     if (c->algo != CABA_BEST)
         return xc_compress((XcAlgo)c->algo, line, c->line, c->out);
@@ -150,7 +209,7 @@ static void caba_access(void *state, TmCounters *ctr, unsigned ch, uint64_t loca
 {
     Caba *c = state;
     int write = r->kind == TM_WRITE;
-    XcInfo i = caba_store(c, line);
+    XcInfo i = caba_store(c, r->line, line);
     int packed = i.encoding != XC_ENC_RAW;
     ctr->caba_lines++;
     ctr->caba_line_bytes += c->line;
@@ -202,12 +261,20 @@ static void caba_respond(void *state, TmCounters *ctr, const TmReq *r, const uin
     Caba *c = state;
     if (c->mode == CABA_HW_MEM)
         return;
-    XcInfo i = caba_store(c, line);
+    XcInfo i = caba_store(c, r->line, line);
     unsigned plain = tm_nsectors(r->sectors) * c->sector;
     ctr->caba_xbar_responses++;
     ctr->caba_xbar_plain_bytes += plain;
     if (i.encoding == XC_ENC_RAW) {
         ctr->caba_xbar_bytes += plain;
+        return;
+    }
+    if (c->mode == CABA_ASSIST) { /* no logic at the L2: the line crosses as it is stored */
+        ctr->caba_xbar_compressed++;
+        ctr->caba_xbar_bytes += i.bytes;
+        out->bytes = i.bytes;
+        out->assist = (uint8_t)(1 + i.algo);
+        out->enc = i.encoding;
         return;
     }
     int packed = i.bytes < plain;
@@ -226,6 +293,17 @@ static void caba_meta_done(void *state, unsigned ch, uint64_t meta)
         w->ready = 1;
 }
 
+/* caba: what the SM did with a line it wrote decides how it is kept. */
+static void caba_written(void *state, TmCounters *ctr, const TmReq *r)
+{
+    Caba *c = state;
+    if (c->mode != CABA_ASSIST)
+        return;
+    int packed = r->kind == TM_WRITE && r->assist == TM_WR_PACKED;
+    ctr->caba_plain_writes += !packed;
+    (void)plain_set(c, r->line, !packed); /* out of host memory: kept as before */
+}
+
 const TmTransformOps tm_xf_caba = {.name = "caba", .init = caba_init, .free = caba_free,
                                    .access = caba_access, .meta_done = caba_meta_done,
-                                   .respond = caba_respond};
+                                   .respond = caba_respond, .written = caba_written};

@@ -16,6 +16,7 @@
 #define TRANSFORM(name, ops)
 #define COHERENCE(name, ops)
 #define L2PREFETCH(name, ops)
+#define ASSIST(name, ops)
 
 #undef ISSUE
 #define ISSUE(name, ops) "|" name
@@ -94,6 +95,14 @@ static const char emu_coherence_choices[] =
 static const char emu_l2_prefetch_choices[] =
 #include "mech/registry.def"
     ;
+#undef L2PREFETCH
+#define L2PREFETCH(name, ops)
+
+#undef ASSIST
+#define ASSIST(name, ops) "|" name
+static const char emu_assist_choices[] =
+#include "mech/registry.def"
+    ;
 
 #undef ISSUE
 #undef COLLECTOR
@@ -105,6 +114,7 @@ static const char emu_l2_prefetch_choices[] =
 #undef TRANSFORM
 #undef COHERENCE
 #undef L2PREFETCH
+#undef ASSIST
 
 #define EMU_ISSUE_CHOICES (emu_issue_choices + 1)
 #define EMU_COLLECTOR_CHOICES (emu_collector_choices + 1)
@@ -116,5 +126,6 @@ static const char emu_l2_prefetch_choices[] =
 #define EMU_TRANSFORM_CHOICES (emu_transform_choices + 1)
 #define EMU_COHERENCE_CHOICES (emu_coherence_choices + 1)
 #define EMU_L2_PREFETCH_CHOICES (emu_l2_prefetch_choices + 1)
+#define EMU_ASSIST_CHOICES (emu_assist_choices + 1)
 
 #endif

@@ -17,6 +17,7 @@
 #define TRANSFORM(name, ops) extern const TmTransformOps ops;
 #define COHERENCE(name, ops) extern const TmCoherenceOps ops;
 #define L2PREFETCH(name, ops) extern const TmL2PrefetchOps ops;
+#define ASSIST(name, ops) extern const TmAssistOps ops;
 #include "mech/registry.def"
 #undef ISSUE
 #undef COLLECTOR
@@ -28,5 +29,6 @@
 #undef TRANSFORM
 #undef COHERENCE
 #undef L2PREFETCH
+#undef ASSIST
 
 #endif

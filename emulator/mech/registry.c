@@ -2,7 +2,7 @@
  * registry.c - the policy slots' registry (registry.def), its lookups, and the
  * resolution of a configuration into the issue and collector slots of the SM pipeline;
  * the baselines of the collector (ocu), prefetch (none), observer (none), insertion
- * (mru), L2 prefetch (none), transform (none) and coherence (none) slots.
+ * (mru), L2 prefetch (none), transform (none), coherence (none) and assist (none) slots.
  *
  * Resolution: the issue policy is core.sched's entry. The collector is rf.collector's,
  * unless the issue policy brings its own (the two-level register-file-cache schedulers
@@ -34,10 +34,13 @@ const TmTransformOps tm_xf_none = {.name = "none"};
 /* An L1 trusts what it holds until the kernel ends. */
 const TmCoherenceOps tm_coh_none = {.name = "none"};
 
+/* Every issue slot is the program's. */
+const TmAssistOps tm_assist_none = {.name = "none"};
+
 /* Every entry of registry.def, with its slot. Every ops table starts with its name, so one
  * lookup serves all slots. */
 enum { K_ISSUE, K_COLLECTOR, K_PREFETCH, K_OBSERVER, K_RESOURCE, K_PLACEMENT, K_INSERTION,
-       K_TRANSFORM, K_COHERENCE, K_L2PREFETCH };
+       K_TRANSFORM, K_COHERENCE, K_L2PREFETCH, K_ASSIST };
 
 typedef struct MechEntry {
     int kind;
@@ -55,6 +58,7 @@ static const MechEntry registry[] = {
 #define TRANSFORM(name, ops) {K_TRANSFORM, &ops},
 #define COHERENCE(name, ops) {K_COHERENCE, &ops},
 #define L2PREFETCH(name, ops) {K_L2PREFETCH, &ops},
+#define ASSIST(name, ops) {K_ASSIST, &ops},
 #include "mech/registry.def"
 #undef ISSUE
 #undef COLLECTOR
@@ -66,6 +70,7 @@ static const MechEntry registry[] = {
 #undef TRANSFORM
 #undef COHERENCE
 #undef L2PREFETCH
+#undef ASSIST
 };
 
 #define NREGISTRY (sizeof registry / sizeof registry[0])
@@ -120,6 +125,7 @@ LOOKUPS(TmInsertionOps, tm_insertion, K_INSERTION)
 LOOKUPS(TmTransformOps, tm_transform, K_TRANSFORM)
 LOOKUPS(TmCoherenceOps, tm_coherence, K_COHERENCE)
 LOOKUPS(TmL2PrefetchOps, tm_l2_prefetch, K_L2PREFETCH)
+LOOKUPS(TmAssistOps, tm_assist, K_ASSIST)
 #undef LOOKUPS
 
 int tm_insertion_open(const TmInsertionOps **ops, void **state, const EmuConfig *cfg,

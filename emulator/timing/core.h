@@ -54,7 +54,7 @@ typedef struct TmInsn {
 /* Issue-stall causes, best (closest to issuing) last. */
 typedef enum TmStall {
     TS_NO_WARP, TS_BARRIER, TS_IBUFFER, TS_SCOREBOARD, TS_UNIT, TS_MEM, TS_RESOURCE,
-    TS_COLLECTOR, TS_ISSUED, TS_COUNT
+    TS_ASSIST, TS_COLLECTOR, TS_ISSUED, TS_COUNT
 } TmStall;
 
 typedef struct TmCta TmCta;
@@ -202,6 +202,8 @@ struct TmSm {
     const struct TmSchedOps *issue;
     const struct TmCollectorOps *coll;
     const struct TmResourceOps *res;
+    const struct TmAssistOps *assist;
+    void *assist_state;    /* the assist mechanism's per-SM state (its sm_init) */
     void *issue_state;     /* the issue policy's per-SM state (its sm_init) */
     void *coll_state;      /* the collector's */
     void *res_state;       /* the resource manager's */

@@ -101,7 +101,7 @@ static void mark_near(const XInsn *in, int dst, unsigned i, const uint8_t *out, 
 /* reuse: the instruction's reuse byte from the compiler's hints (.xgpu.reuse, XREUSE_*;
  * docs/hints.md; 0 without the section: all far).
  * A 64-bit operand's bit covers both registers of the pair. */
-static void insn_info(const EmuConfig *c, const XInsn *in, uint8_t reuse, TmInsn *t)
+void tm_insn_info(const EmuConfig *c, const XInsn *in, uint8_t reuse, TmInsn *t)
 {
     memset(t, 0, sizeof *t);
     t->cls = (uint8_t)insn_class(in);
@@ -216,7 +216,7 @@ static EmuStatus gpu_setup(TmGpu *g, const EmuModule *m, int kernel, char *err, 
     for (uint32_t pc = 0; pc < g->kc->count; pc++) {
         uint32_t at = k->code_start + pc;
         uint8_t reuse = m->bin->reuse && at < m->bin->ntext ? m->bin->reuse[at] : 0;
-        insn_info(c, &m->bin->text[at], reuse, &g->info[pc]);
+        tm_insn_info(c, &m->bin->text[at], reuse, &g->info[pc]);
     }
     g->code = &m->bin->text[k->code_start];
     for (uint32_t i = 0; i < m->bin->nphases; i++) { /* the compiler's phase specifiers */
@@ -229,10 +229,11 @@ static EmuStatus gpu_setup(TmGpu *g, const EmuModule *m, int kernel, char *err, 
     if (!(g->obs = tm_observer_find(c->mem_observer)) ||
         !(g->res = tm_resource_find(c->core_resource_mgr)) ||
         !(g->place = tm_placement_find(c->core_cta_placement)) ||
-        !(g->coh = tm_coherence_find(c->coherence))) {
+        !(g->coh = tm_coherence_find(c->coherence)) ||
+        !(g->assist = tm_assist_find(c->core_assist))) {
         snprintf(err, n, "%s: unknown choice", !g->obs ? "mem.observer"
                  : !g->res ? "core.resource_mgr" : !g->place ? "core.cta_placement"
-                 : "coherence");
+                 : !g->coh ? "coherence" : "core.assist");
         return EMU_ERR_INVALID_CONFIG;
     }
     g->mech[TM_SLOT_ISSUE].hooks = &g->issue->launch;
@@ -241,12 +242,23 @@ static EmuStatus gpu_setup(TmGpu *g, const EmuModule *m, int kernel, char *err, 
     g->mech[TM_SLOT_RESOURCE].hooks = &g->res->launch;
     g->mech[TM_SLOT_PLACEMENT].hooks = &g->place->launch;
     g->mech[TM_SLOT_COHERENCE].hooks = &g->coh->launch;
+    g->mech[TM_SLOT_ASSIST].hooks = &g->assist->launch;
     for (unsigned i = 0; i < TM_NSLOTS; i++) {
         const TmLaunchHooks *h = g->mech[i].hooks;
         if (h->begin && h->begin(g, &g->mech[i].state, err, n))
             return EMU_ERR_INVALID_CONFIG;
         if (h->next)
             g->timed[g->ntimed++] = (uint8_t)i;
+    }
+    if (g->assist->regs) { /* the assist warps' registers, in the parent's register file */
+        g->assist_regs = g->assist->regs(g);
+        g->cta_regs = (k->nregs + g->assist_regs) * g->cta_warps * XGPU_WARP_SIZE;
+        if (g->cta_regs > c->gpu_regs_per_sm) {
+            snprintf(err, n, "one CTA (%u threads, %u registers per thread and %u for its "
+                     "assist warps) does not fit an SM's %u registers", g->cta_threads,
+                     k->nregs, g->assist_regs, c->gpu_regs_per_sm);
+            return EMU_ERR_OUT_OF_RESOURCES;
+        }
     }
     if (!c->core_mem_latency && gpu_memsys(g, err, n))
         return EMU_ERR_INVALID_CONFIG;

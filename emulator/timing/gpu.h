@@ -45,9 +45,11 @@ struct TmGpu {
     const TmResourceOps *res;
     const TmPlacementOps *place;
     const TmCoherenceOps *coh;
+    const TmAssistOps *assist;
     TmMech mech[TM_NSLOTS];
-    /* what one CTA needs */
+    /* what one CTA needs (registers: the kernel's and the assist slot's per thread) */
     uint32_t cta_regs, cta_threads, cta_warps;
+    uint32_t assist_regs;   /* of them, per thread, the assist slot's (TmAssistOps.regs) */
     uint64_t cta_shared;
     uint64_t cta_dyn_shared; /* of it, the launch's dynamic shared memory */
     /* the first fault, and the execution context that describes it */
@@ -71,6 +73,11 @@ struct TmGpu {
  * reported; empty without one) in any case. */
 EmuStatus tm_launch(EmuDevice *d, EmuModule *m, int kernel, EmuExec *x, EmuFault *fault,
                     uint64_t *cycles, TmCounters *ctr, TmReport *rep);
+
+/* The timing facts of instruction in (reuse: its byte of the compiler's reuse hints,
+ * XREUSE_*; 0: none), as the SM uses them: the launch's kernel's, or a mechanism's own
+ * code's. */
+void tm_insn_info(const EmuConfig *c, const XInsn *in, uint8_t reuse, TmInsn *t);
 
 /* The launch's warp instructions so far, and all its counters so far (with stats.per_unit
  * the sum over the units), for what reads them while the launch runs. */

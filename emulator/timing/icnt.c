@@ -54,7 +54,7 @@ unsigned icnt_flits(const Icnt *x, const TmReq *r, int response)
     int data = response ? r->kind != TM_WRITE : r->kind != TM_READ;
     if (!data)
         return 1;
-    unsigned bytes = response && r->xbytes ? r->xbytes : tm_nsectors(r->sectors) * x->sector;
+    unsigned bytes = r->xbytes ? r->xbytes : tm_nsectors(r->sectors) * x->sector;
     unsigned f = (bytes + x->flit_bytes - 1) / x->flit_bytes;
     return f ? f : 1;
 }

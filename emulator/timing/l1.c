@@ -67,7 +67,12 @@ void l1_free(L1 *l)
 
 static L1Result l1_write(L1 *l, const TmReq *r, Cycle now, Cycle *ready)
 {
-    if (memsys_send(l->mem, r, now) < 0)
+    TmReq w = *r; /* the hold may mark it */
+    if (l->hold && memsys_send_at(l->mem, r->sm) > now) { /* refused: not shown to the hold */
+        memsys_count_refusals(l->mem, r->sm, 1);
+        return L1_BLOCKED;
+    }
+    if ((!l->hold || !l->hold(l->hold_ctx, &w, now)) && memsys_send(l->mem, &w, now) < 0)
         return L1_BLOCKED;
     l->ctr->l1_writes++;
     *ready = now;

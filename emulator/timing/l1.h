@@ -29,6 +29,10 @@ typedef struct L1 {
     void *ins_state;
     const struct TmCoherenceOps *coh; /* asked at read hits (ldst_coherence), or NULL */
     void *coh_state;
+    /* sees each write before it is sent, and 1 keeps it: the store is done for the warp
+     * and whoever kept it sends it (ldst_assist); NULL: every write is sent */
+    int (*hold)(void *ctx, TmReq *r, Cycle now);
+    void *hold_ctx;
 } L1;
 
 typedef enum L1Result {

@@ -85,6 +85,8 @@ struct LdSt {
     void *pf_state;
     uint64_t *pfq;          /* [pfq_cap] lines to prefetch, a ring */
     unsigned pfq_cap, pfq_head, pfq_len;
+    LdPark park;            /* the assist slot's (ldst_assist), or NULL */
+    void *assist_ctx;
 };
 
 LdSt *ldst_new(const EmuConfig *cfg, unsigned sm, TmCounters *ctr, char *err, size_t n)
@@ -353,21 +355,39 @@ int ldst_issue(LdSt *u, const TmAccess *a, uint64_t tag, Cycle now)
     return 0;
 }
 
-/* Takes the responses that have arrived; each may complete several merged requests. */
+void ldst_fill(LdSt *u, const TmReq *resp, Cycle now)
+{
+    unsigned k = l1_fill(resp->tag & L1_TEX_TAG ? &u->tex : &u->l1, resp, u->fillbuf, now);
+    for (unsigned i = 0; i < k; i++)
+        if (!(u->fillbuf[i].tag & L1_PREFETCH_TAG)) /* a prefetch: nobody waits */
+            acc_resolve(u, (unsigned)u->fillbuf[i].tag, now);
+    u->stalled = 0; /* an MSHR or a way may have been freed */
+    u->refused_until = 0; /* the head may hit or merge now */
+}
+
+/* Takes the responses that have arrived; each may complete several merged requests. A
+ * response the memory side marked for the assist slot goes there instead, which hands
+ * it back with ldst_fill. */
 static int ldst_receive(LdSt *u, Cycle now)
 {
     TmReq resp;
     int work = 0;
     while (memsys_recv(u->l1.mem, u->sm, &resp, now)) {
-        unsigned k = l1_fill(resp.tag & L1_TEX_TAG ? &u->tex : &u->l1, &resp, u->fillbuf, now);
-        for (unsigned i = 0; i < k; i++)
-            if (!(u->fillbuf[i].tag & L1_PREFETCH_TAG)) /* a prefetch: nobody waits */
-                acc_resolve(u, (unsigned)u->fillbuf[i].tag, now);
-        u->stalled = 0; /* an MSHR or a way may have been freed */
-        u->refused_until = 0; /* the head may hit or merge now */
+        if (resp.assist && u->park)
+            u->park(u->assist_ctx, &resp, now);
+        else
+            ldst_fill(u, &resp, now);
         work++;
     }
     return work;
+}
+
+void ldst_assist(LdSt *u, LdPark park, LdHold hold, void *ctx)
+{
+    u->park = park;
+    u->assist_ctx = ctx;
+    u->l1.hold = hold;
+    u->l1.hold_ctx = ctx;
 }
 
 int ldst_tick(LdSt *u, Cycle now)

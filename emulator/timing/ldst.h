@@ -31,6 +31,15 @@ void ldst_observe(LdSt *u, const struct EmuHintTable *hints, const struct TmObse
 /* Gives the unit's L1 the launch's coherence policy (slots.h) and its state. */
 struct TmCoherenceOps;
 void ldst_coherence(LdSt *u, const struct TmCoherenceOps *coh, void *state);
+/* Gives the unit the assist slot's hooks (slots.h, TmAssistOps.fill and .store): park
+ * takes each read response marked for it (TmReq.assist) instead of the L1, which gets it
+ * when ldst_fill hands it back; hold sees each write the L1 sends (L1.hold). NULL: none. */
+typedef void (*LdPark)(void *ctx, const TmReq *r, Cycle now);
+typedef int (*LdHold)(void *ctx, TmReq *r, Cycle now);
+void ldst_assist(LdSt *u, LdPark park, LdHold hold, void *ctx);
+/* A read response reaches the L1 at cycle now: fills it and completes the accesses the
+ * fill completes. */
+void ldst_fill(LdSt *u, const TmReq *resp, Cycle now);
 /* Invalidates the L1's lines (not those with a miss in flight): a coherence action. */
 void ldst_invalidate_l1(LdSt *u);
 /* Accepts a warp-level access at cycle now, or returns -1 when the unit cannot take it

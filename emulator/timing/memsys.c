@@ -595,6 +595,8 @@ static void slice_step(MemSys *m, unsigned i, Cycle t)
         return;
     }
     q_pop(&s->in);
+    if (r.kind != TM_READ && m->xf->written)
+        m->xf->written(m->xf_state, s->l2.ctr, &r);
     s->free = t + 1;
     slice_changed(m, i);
     ms_act(m, i, act, n);
@@ -626,9 +628,10 @@ static unsigned ms_respond(MemSys *m, TmReq *r, unsigned slice)
 {
     if (!m->xf->respond || r->kind != TM_READ)
         return 0;
-    TmXfResponse out = {0, 0};
+    TmXfResponse out = {0};
     m->xf->respond(m->xf_state, m->slice[slice].l2.ctr, r, ms_line(m, r->line), &out);
     r->xbytes = (uint16_t)(out.bytes < m->line ? out.bytes : m->line);
+    r->assist = out.assist, r->enc = out.enc;
     return out.delay;
 }
 

@@ -27,7 +27,9 @@
  *   l2 prefetch  l2.prefetch: which lines the L2 slices fetch before a demand asks;
  *   transform  mem.transform: how many DRAM bursts a line moves, the metadata that says
  *              so, and how a response crosses to its SM (compression);
- *   coherence  coherence: when an SM's L1 stops trusting what it holds within a launch.
+ *   coherence  coherence: when an SM's L1 stops trusting what it holds within a launch;
+ *   assist     core.assist: work of a mechanism's own in an SM's issue slots, on lines
+ *              the memory side marks for it or stores the SM sends (CABA's assist warps).
  */
 #ifndef EMU_TIMING_SLOTS_H
 #define EMU_TIMING_SLOTS_H
@@ -54,7 +56,7 @@ typedef struct TmMech {
 
 enum {
     TM_SLOT_ISSUE, TM_SLOT_COLLECTOR, TM_SLOT_OBSERVER, TM_SLOT_RESOURCE, TM_SLOT_PLACEMENT,
-    TM_SLOT_COHERENCE, TM_NSLOTS
+    TM_SLOT_COHERENCE, TM_SLOT_ASSIST, TM_NSLOTS
 };
 
 /* The collector for warp slot's next instruction: its index in the sub-core, or one of
@@ -241,6 +243,9 @@ typedef struct TmXfAccess {
 typedef struct TmXfResponse {
     unsigned bytes;
     unsigned delay;
+    uint8_t assist; /* 0, or 1 + the codec of a line that crosses compressed for the SM's
+                     * assist slot to decode (TmReq.assist) */
+    uint8_t enc;    /* then its encoding */
 } TmXfResponse;
 
 /* The memory-side transform slot (mem.transform): one state per memory system. At each
@@ -255,7 +260,9 @@ typedef struct TmXfResponse {
  * says a metadata read it asked for is back (the reads waiting on it go to DRAM then).
  * The memory system clamps bursts to the line's sectors. A transform that keeps lines
  * transformed in the L2 too gives respond, called for every read response a slice sends
- * (hits and fills; line as above); the memory system clamps bytes to the line's size. */
+ * (hits and fills; line as above); the memory system clamps bytes to the line's size.
+ * written sees every write and atomic an L2 slice takes from the crossbar (with its
+ * TmReq.assist: what the SM's assist slot did with the line) as the slice takes it. */
 typedef struct TmTransformOps {
     const char *name;
     void *(*init)(const EmuConfig *cfg); /* NULL state: out of host memory */
@@ -266,6 +273,7 @@ typedef struct TmTransformOps {
     void (*meta_done)(void *state, unsigned chan, uint64_t meta);
     void (*respond)(void *state, TmCounters *ctr, const TmReq *r, const uint8_t *line,
                     TmXfResponse *out);
+    void (*written)(void *state, TmCounters *ctr, const TmReq *r);
 } TmTransformOps;
 
 const TmTransformOps *tm_transform_find(const char *name);
@@ -288,6 +296,48 @@ typedef struct TmCoherenceOps {
 
 const TmCoherenceOps *tm_coherence_find(const char *name);
 const TmCoherenceOps *tm_coherence_entry(size_t i);
+
+/* The assist slot (core.assist): work of a mechanism's own in an SM's issue slots
+ * (docs/architecture.md, "Assist work"). Per SM state in sm->assist_state (sm_init).
+ * Each cycle, for each sub-core: first runs before the issue scan and returns 1 when the
+ * mechanism takes the sub-core's issue slot (the scan does not run; the slot counts as
+ * stall.assist); hold is asked for each warp the scan finds ready to issue, and 1 keeps
+ * it from issuing (stall.assist); idle runs after a scan that issued nothing (or was
+ * skipped because it would issue nothing) and may use the slot, which the program left
+ * idle (returns 1 when it did). Units the mechanism starts are the sub-core's
+ * (tm_unit_start), so the program's instructions see them busy. From the LD/ST unit:
+ * fill takes a read response the memory side marked (TmReq.assist != 0) before the L1
+ * sees it, and the mechanism hands it back with tm_sm_fill once done with it (the L1 is
+ * filled and the waiting accesses complete then); store sees each write the L1 sends to
+ * the memory system and returns 1 to keep it (the store completes for the warp at once;
+ * the mechanism sends it, changed as it likes, with tm_sm_send), or 0 to let it go now
+ * (with the marks it set: TmReq.assist, xbytes). next names the first
+ * cycle > now it has work (TM_NEVER: none), so idle skipping stays exact; regs is added
+ * to each thread's registers of the launch's kernel (the mechanism's own registers in
+ * the parent's register file). Every hook may be NULL. */
+typedef struct TmAssistOps {
+    const char *name;
+    TmLaunchHooks launch;
+    int (*sm_init)(TmSm *sm);
+    void (*sm_free)(TmSm *sm);
+    uint32_t (*regs)(const TmGpu *g);
+    int (*first)(TmSm *sm, TmSubcore *sc, Cycle now);
+    int (*hold)(TmSm *sm, uint16_t slot);
+    int (*idle)(TmSm *sm, TmSubcore *sc, Cycle now);
+    void (*fill)(TmSm *sm, const TmReq *r, Cycle now);
+    int (*store)(TmSm *sm, TmReq *r, Cycle now);
+    Cycle (*next)(const TmSm *sm, Cycle now);
+    int (*busy)(const TmSm *sm); /* work left: the SM is not idle (the launch goes on) */
+} TmAssistOps;
+
+const TmAssistOps *tm_assist_find(const char *name);
+const TmAssistOps *tm_assist_entry(size_t i);
+
+/* What an assist mechanism asks of its SM (sm.c): tm_sm_fill hands a response taken by
+ * fill back to the L1 at cycle now; tm_sm_send offers a request to the memory system
+ * (0, or -1 when the injection port refuses it this cycle: try again later). */
+void tm_sm_fill(TmSm *sm, const TmReq *r, Cycle now);
+int tm_sm_send(TmSm *sm, const TmReq *r, Cycle now);
 
 /* The L1 prefetcher named by cfg->l1_prefetch, or NULL (registry.def). */
 const TmPrefetchOps *tm_prefetch_find(const char *name);

@@ -46,6 +46,22 @@ static int sc_init(TmSm *sm, TmSubcore *sc, uint32_t id, const TmSchedOps *ops,
     return 0;
 }
 
+/* The LD/ST unit's hooks into the assist slot (ldst_assist). */
+static void sm_park(void *ctx, const TmReq *r, Cycle now)
+{
+    TmSm *sm = ctx;
+    sm->assist->fill(sm, r, now);
+    sm->stir = 1;
+}
+
+static int sm_hold(void *ctx, TmReq *r, Cycle now)
+{
+    TmSm *sm = ctx;
+    int kept = sm->assist->store(sm, r, now);
+    sm->stir |= kept;
+    return kept;
+}
+
 TmSm *tm_sm_new(TmGpu *g, uint32_t id, char *err, size_t n)
 {
     const EmuConfig *cfg = g->cfg;
@@ -70,7 +86,7 @@ TmSm *tm_sm_new(TmGpu *g, uint32_t id, char *err, size_t n)
     emu_exec_init_stop(&sm->x);
     /* SM i's stream: SM 0 draws what the launch's single stream used to */
     tm_rng_seed(&sm->own_rng, cfg->emu_seed + id * 0xd1b54a32d192ed03ull);
-    sm->issue = ops, sm->coll = g->coll, sm->res = g->res;
+    sm->issue = ops, sm->coll = g->coll, sm->res = g->res, sm->assist = g->assist;
     /* the issue policy's allocation wins over the collector's, the default is random */
     sm->pick = ops->pick ? ops->pick : sm->coll->pick ? sm->coll->pick : tm_pick_random;
     int private_collectors = ops->private_collectors || sm->coll->private_collectors;
@@ -98,7 +114,12 @@ TmSm *tm_sm_new(TmGpu *g, uint32_t id, char *err, size_t n)
         ldst_connect(sm->ldst, g->mem, &g->d->uvm, &g->d->props);
         ldst_observe(sm->ldst, &g->d->hints, g->obs, g->mech[TM_SLOT_OBSERVER].state);
         ldst_coherence(sm->ldst, g->coh, g->mech[TM_SLOT_COHERENCE].state);
+        if (sm->assist->fill || sm->assist->store)
+            ldst_assist(sm->ldst, sm->assist->fill ? sm_park : NULL,
+                        sm->assist->store ? sm_hold : NULL, sm);
     }
+    if (!bad && sm->assist->sm_init)
+        bad = sm->assist->sm_init(sm);
     if (bad) {
         snprintf(err, n, "out of host memory");
         tm_sm_free(sm);
@@ -130,6 +151,8 @@ void tm_sm_free(TmSm *sm)
         sm->issue->sm_free(sm);
     if (sm->res && sm->res->sm_free)
         sm->res->sm_free(sm);
+    if (sm->assist && sm->assist->sm_free)
+        sm->assist->sm_free(sm);
     free(sm->sc);
     free(sm->cta);
     free(sm->warp);
@@ -307,6 +330,22 @@ void tm_sm_room(TmSm *sm)
     sm->room = 1;
 }
 
+/* --- what an assist mechanism asks of the SM (slots.h) --------------------------------- */
+
+void tm_sm_fill(TmSm *sm, const TmReq *r, Cycle now)
+{
+    ldst_fill(sm->ldst, r, now);
+    sm->stir = 1;
+}
+
+int tm_sm_send(TmSm *sm, const TmReq *r, Cycle now)
+{
+    if (memsys_send(sm->gpu->mem, r, now) < 0)
+        return -1;
+    sm->stir = 1;
+    return 0;
+}
+
 /* --- issue ------------------------------------------------------------------------------ */
 
 static uint64_t *stall_counter(TmCounters *c, unsigned cause)
@@ -319,6 +358,7 @@ static uint64_t *stall_counter(TmCounters *c, unsigned cause)
     case TS_UNIT: return &c->stall_unit;
     case TS_MEM: return &c->stall_mem;
     case TS_RESOURCE: return &c->stall_resource;
+    case TS_ASSIST: return &c->stall_assist;
     case TS_COLLECTOR: return &c->stall_collector;
     default: return &c->issued;
     }
@@ -476,6 +516,8 @@ static unsigned can_issue(TmSm *sm, TmSubcore *sc, uint16_t slot, const TmInsn *
     unsigned why = warp_ready(sm, sc, &sm->warp[slot], ti, now);
     if (why == TS_ISSUED && sm->res->issue && sm->res->issue(sm, slot, *ti, now))
         return TS_RESOURCE;
+    if (why == TS_ISSUED && sm->assist->hold && sm->assist->hold(sm, slot))
+        return TS_ASSIST;
     if (why != TS_ISSUED || (*ti)->cls == TC_CTRL)
         return why;
     if ((*ocu = pick_collector(sm, sc, slot)) < 0)
@@ -640,6 +682,8 @@ static Cycle sm_wake(const TmSm *sm, Cycle now)
         next = later_min(next, ldst_wake(sm->ldst, now), now);
     if (sm->res->next)
         next = later_min(next, sm->res->next(sm, now), now);
+    if (sm->assist->next)
+        next = later_min(next, sm->assist->next(sm, now), now);
     return next;
 }
 
@@ -658,12 +702,23 @@ int tm_sm_tick(TmSm *sm, Cycle now)
             work |= tm_rf_arbitrate(sm, sc, now);
         if (sc->ocu_collected)
             work |= tm_ocu_dispatch(sm, sc, now);
+        if (sm->assist->first && sm->assist->first(sm, sc, now)) {
+            count_stall(sm, sc, TS_ASSIST); /* the assist mechanism took the slot */
+            sc->issue_wake = 0;
+            work = 1;
+            continue;
+        }
+        int issued = 0;
         if (sc->issue_wake > now && sc->stall_plain) /* the last scan's answer holds */
             (*sc->stall_ctr)++;
         else if (sc->issue_wake > now)
             count_stall(sm, sc, sc->last_stall);
         else
-            work |= subcore_issue(sm, sc, now);
+            work |= issued = subcore_issue(sm, sc, now);
+        if (!issued && sm->assist->idle && sm->assist->idle(sm, sc, now)) {
+            sc->issue_wake = 0; /* it may have taken a unit the scan looked at */
+            work = 1;
+        }
     }
     sm->ctr->subcore_cycles += sm->nsc;
     sm->ctr->active_warp_cycles += sm->active_warps;
@@ -697,7 +752,8 @@ void tm_sm_settle(TmSm *sm)
 
 int tm_sm_idle(const TmSm *sm)
 {
-    return !sm->ncta_live && !sm->wb_live && (!sm->ldst || ldst_idle(sm->ldst));
+    return !sm->ncta_live && !sm->wb_live && (!sm->ldst || ldst_idle(sm->ldst)) &&
+           (!sm->assist->busy || !sm->assist->busy(sm));
 }
 
 void tm_sm_dump(const TmSm *sm, FILE *f)

@@ -72,13 +72,22 @@ typedef struct TmReq {
     uint16_t sm;       /* requesting SM */
     uint16_t warp;     /* requesting warp slot (TmAccess.warp) */
     uint16_t xbytes;   /* a response's data bytes on the crossbar, when a memory-side
-                        * transform sends the line compressed (0: its sectors') */
+                        * transform sends the line compressed, or a write's that an
+                        * assist mechanism compressed (0: its sectors') */
     uint32_t pc;       /* requesting instruction (TmAccess.pc) */
+    uint8_t assist;    /* the assist slot's mark (slots.h): on a read response, 1 + the
+                        * codec of a line that crosses compressed for the SM to decode;
+                        * on a write, TM_WR_* */
+    uint8_t enc;       /* a marked response's encoding */
     uint8_t atom;      /* the XMem atom its line starts in (0xFF: none; hints.h) */
     uint16_t desc;     /* 1 + the Locality Descriptor it falls in (0: none) */
     uint64_t tag;      /* requester's id, returned with the response */
     Cycle issued;      /* cycle the L1 sent it (latency statistics) */
 } TmReq;
+
+/* What the SM's assist slot did with a line it writes (TmReq.assist): nothing, kept it
+ * uncompressed (the line is stored as it is), or sends it compressed (xbytes). */
+enum { TM_WR_NONE, TM_WR_PLAIN, TM_WR_PACKED };
 
 /* The number of sectors in a sector mask, inline: the build targets baseline x86-64,
  * where __builtin_popcount is a library call. */

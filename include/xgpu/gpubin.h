@@ -16,6 +16,7 @@
  *   .xgpu.lines    files, then XLine records sorted by pc
  *   .xgpu.reuse    (optional) Memento reuse bits: RTHLD, source, one byte per instruction
  *   .xgpu.phases   (optional) Zorua phase specifiers: thresholds, then XPhase records
+ *   .xgpu.assist   (optional) CABA assist-warp routines: records, their code, names
  * The exact byte layout is documented in docs/gpubin.md.
  *
  * Fat container. The host object embeds, in clang's .nv_fatbin section, an XFatHeader
@@ -121,6 +122,34 @@ enum {
 #define XPHASE_DELTA_MAX 1000u
 #define XPHASE_GAP_MAX 100000u
 
+/* A CABA assist-warp routine (Vijaykumar et al., ISCA 2015; docs/gpubin.md): a small
+ * routine the SM runs in an assist warp to decompress or compress one cache line, carried
+ * in the module's .xgpu.assist section apart from its kernels. Its parameter buffer and
+ * registers follow the kernel ABI; its code is its own, with routine-relative pcs (branch
+ * targets and reconvergence points too). A module has at most one routine per
+ * (algo, dir). xgpu-cc attaches the built-in ones (xgpu/assist.h). */
+typedef enum XAssistAlgo {
+    XASSIST_BDI = 0,   /* Base-Delta-Immediate (the emulator's XcAlgo, same order) */
+    XASSIST_FPC = 1,   /* Frequent Pattern Compression */
+    XASSIST_CPACK = 2, /* C-Pack */
+    XASSIST_NALGO = 3
+} XAssistAlgo;
+
+typedef enum XAssistDir {
+    XASSIST_DECOMP = 0, /* a compressed line to its bytes */
+    XASSIST_COMP = 1,   /* a line's bytes to their compressed form */
+    XASSIST_NDIR = 2
+} XAssistDir;
+
+typedef struct XAssist {
+    const char *name;     /* e.g. "caba_bdi_decomp" */
+    uint32_t algo, dir;   /* XAssistAlgo, XAssistDir */
+    uint32_t nregs;       /* registers per thread the routine uses */
+    uint32_t param_bytes; /* its parameter buffer */
+    const XInsn *text;    /* its own code, routine-relative pcs (branch targets too) */
+    uint32_t ntext;
+} XAssist;
+
 typedef struct XGpubin {
     const char *producer; /* e.g. "xgpu-cc 0.1" */
     const char *options;  /* compile options that shape the code, free text */
@@ -145,6 +174,9 @@ typedef struct XGpubin {
     uint32_t nphases;
     uint32_t phase_delta; /* the thresholds they were placed with: percent (1..1000) */
     uint32_t phase_gap;   /* and minimum distance in instructions (1..100000) */
+    /* CABA assist routines (.xgpu.assist), or NULL/0 when the module has none. */
+    XAssist *assist;
+    uint32_t nassist;
     void *arena; /* reader/assembler-owned storage; NULL for caller-built modules */
 } XGpubin;
 
@@ -160,7 +192,8 @@ int xgpubin_write_fat(const XGpubin *g, const char *path, char *err, size_t errl
 
 /* Parses a gpubin ELF image of len bytes. On success *out owns a copy of everything it
  * needs (buf may be freed). Validates every section and every instruction
- * (xisa_validate), kernel code ranges, parameter tables and line records. */
+ * (xisa_validate), kernel code ranges, parameter tables, line records and assist
+ * routines. */
 int xgpubin_read(const void *buf, size_t len, XGpubin **out, char *err, size_t errlen);
 void xgpubin_free(XGpubin *g);
 
@@ -194,7 +227,8 @@ int xasm_assemble_named(const char *name, const char *text, XGpubin **out, char 
                         size_t errlen);
 
 /* Writes the text form of a whole module (directives, labels L<pc>, instructions) so that
- * xasm_assemble reads it back to the same module. */
+ * xasm_assemble reads it back to the same module, less its assist routines (their text
+ * form is their source, emulator/mech/assist/). */
 int xgpubin_disassemble(const XGpubin *g, void *file /* FILE * */);
 
 #pragma GCC visibility pop

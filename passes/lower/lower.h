@@ -32,6 +32,7 @@ typedef struct XgpuLowerOptions {
     const char *reuse_profile; /* reuse profile to take the bits from (majority), or NULL */
     unsigned phase_delta;    /* Zorua: percent change that starts a phase; 0 means 25 */
     unsigned phase_gap;      /* Zorua: instructions at least between boundaries; 0 means 10 */
+    int no_assist;           /* leave out the CABA assist routines (.xgpu.assist) */
     int debug_dumps;         /* print MIR after each pass to stderr (also env XGPU_DUMP=1) */
     const char *source_name; /* name for messages without a location; NULL: the IR path */
     const XgpuSignature *signatures; /* source signatures of the kernels (may be none) */

@@ -5,7 +5,8 @@
  *   -> mir_cfg -> mir_postdom -> mir_divergence -> mir_shared_refs -> mir_regalloc
  *   -> mir_emit -> mir_phases -> mir_module_gpubin -> source signatures (from the front
  *   end, by kernel name) -> reuse bits (.xgpu.reuse, static estimate on the final code)
- *   -> phase specifiers (.xgpu.phases) -> fat container (+ optional disassembly)
+ *   -> phase specifiers (.xgpu.phases) -> the CABA assist routines (.xgpu.assist, built
+ *   in: xgpu/assist.h) -> fat container (+ optional disassembly)
  *
  * With XgpuLowerOptions.debug_dumps (or env XGPU_DUMP=1) the MIR is printed to stderr
  * after each pass. Every stage reports its own located errors; this file only stops at
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "xgpu/assist.h"
 #include "xgpu/diag.h"
 
 #define XGPU_SM70_REGFILE 65536u /* 32-bit registers per SM of sm_70, the compile target */
@@ -165,6 +167,8 @@ static int write_module(MModule *mm, const XgpuLowerOptions *o, const char *out_
         rc = -1;
     if (!rc)
         add_phases(&g, mm, o, opts, sizeof opts);
+    if (!rc && !o->no_assist) /* the built-in table: static, shared, never freed */
+        g.assist = (XAssist *)xgpu_assist_builtin(&g.nassist);
     if (!rc && out_path && xgpubin_write_fat(&g, out_path, err, sizeof err))
         rc = xdiag(NULL, XDIAG_ERROR, out_path, 0, 0, "%s", err);
     if (!rc && asm_out)
