@@ -77,6 +77,10 @@ def designs():
             if m == "caba":
                 s.update({"core.assist": "caba", "caba.assist_check": "true"})
             out.append((f"{m}-{a}", s))
+    # CABA-BDI with no registers added for the assist warps: what occupancy costs
+    out.append(("caba-bdi-r0", {"mem.transform": "caba", "caba.mode": "caba", "caba.algo": "bdi",
+                                "core.assist": "caba", "caba.assist_check": "true",
+                                "caba.assist_regs": 0}))
     return out
 
 
@@ -98,7 +102,8 @@ def sweep_file(path, workloads, build):
 def label_of(params):
     if params.get("mem.transform") != "caba":
         return "baseline"
-    return f"{params['caba.mode']}-{params['caba.algo']}"
+    r0 = "-r0" if str(params.get("caba.assist_regs")) == "0" else ""
+    return f"{params['caba.mode']}-{params['caba.algo']}{r0}"
 
 
 def load_runs(res_dir):
@@ -129,6 +134,10 @@ def load_runs(res_dir):
                     "assist_overflows": tm.get("caba.assist_overflows", 0),
                     "assist_held": tm.get("caba.assist_held", 0),
                     "stall_assist": tm.get("stall.assist", 0),
+                    "assist_decomp": tm.get("caba.assist_decompressions", 0),
+                    "assist_wait": tm.get("caba.assist_wait_cycles", 0),
+                    "occupancy": tm.get("core.active_warp_cycles", 0) /
+                    max(1, tm.get("core.sm_busy_cycles", 0)),
                     "issue_slots": tm.get("core.subcore_cycles", 0)}
     return out
 
@@ -183,6 +192,8 @@ def write_table(path, figs, workloads):
          f"| CABA-C-Pack speedup | +{PAPER['cpack']}% | {pct(avg['caba-cpack'])} (hw: "
          f"{pct(avg['hw-cpack'])}) |",
          f"| best-of-three | — | {pct(avg['caba-best'])} (hw: {pct(avg['hw-best'])}) |",
+         f"| CABA-BDI, no registers added for the assist warps | — | "
+         f"{pct(avg['caba-bdi-r0'])} |",
          f"| DRAM bandwidth utilization, baseline | {PAPER['bw_base']}% | "
          f"{pct(bw['baseline'], False)} |",
          f"| ... under CABA-BDI | {PAPER['bw_caba']}% | {pct(bw['caba-bdi'], False)} "
@@ -209,13 +220,17 @@ def write_table(path, figs, workloads):
                  f"{pct(f['hw-bdi']['md_hit_rate'], False)} |")
     L += ["", "## Assist warps per workload (CABA-BDI)", "",
           "| workload | issue slots taken by decompression | idle slots used by compression | "
-          "stores held / crossed uncompressed (overflow) |", "|---|---|---|---|"]
+          "cycles a load waits for its decompression | stores held / crossed uncompressed "
+          "(overflow) | resident warps per busy SM, baseline / CABA-BDI |",
+          "|---|---|---|---|---|---|"]
     for w in workloads:
         f = figs[w]["caba-bdi"]
         slots = f["issue_slots"] or 1
+        wait = f"{f['assist_wait'] / f['assist_decomp']:.0f}" if f["assist_decomp"] else "—"
         L.append(f"| {w} | {pct(f['assist_high'] / slots, False)} | "
-                 f"{pct(f['assist_low'] / slots, False)} | {f['assist_held']} / "
-                 f"{f['assist_overflows']} |")
+                 f"{pct(f['assist_low'] / slots, False)} | {wait} | {f['assist_held']} / "
+                 f"{f['assist_overflows']} | {figs[w]['baseline']['occupancy']:.1f} / "
+                 f"{f['occupancy']:.1f} |")
     with open(path, "w") as fh:
         fh.write("\n".join(L) + "\n")
     return avg, bw
@@ -263,7 +278,8 @@ def main():
     mpl.bars(os.path.join(out, "bandwidth.svg"), f"DRAM bandwidth utilization, {PRESET}",
              "share of peak", workloads, ["baseline"] + bdi,
              [[figs[w][lab]["bandwidth"] for w in workloads] for lab in ["baseline"] + bdi])
-    for lab in ["caba-bdi", "caba-best", "hw-mem-bdi", "hw-bdi", "ideal-bdi", "hw-best"]:
+    for lab in ["caba-bdi", "caba-bdi-r0", "caba-best", "hw-mem-bdi", "hw-bdi", "ideal-bdi",
+                "hw-best"]:
         print(f"{lab:12s} speedup {pct(avg[lab])}  bandwidth {pct(bw[lab], False)}")
     print(f"{'baseline':12s} bandwidth {pct(bw['baseline'], False)}")
     print(f"table: {os.path.join(out, 'table.md')}")

@@ -113,7 +113,8 @@ typedef struct AwSm {
     Cycle roll;                       /* the next throttle-window boundary */
     uint64_t issued_mark;             /* core.issued at the last one */
     int throttled;
-    uint8_t *busy;                    /* [max_warps] a decompression of the warp runs */
+    uint8_t *busy;                    /* [max_warps] a decompression of the warp runs:
+                                       * 1, or 2 when it holds the warp's buffer */
 } AwSm;
 
 /* --- the launch ------------------------------------------------------------------------- */
@@ -252,20 +253,11 @@ static Aw *aw_new(AwSm *s)
     return e;
 }
 
-/* The line's current bytes in device memory (at GPU 0's addresses, as the memory system
- * sees it), into buf: 0, or -1 when it is not device memory. Reads change nothing, so
- * SMs on different host threads may read at once. */
+/* The line's current bytes in device memory, into buf: 0, or -1 when it is not device
+ * memory. */
 static int aw_read(const TmSm *sm, uint64_t line, uint8_t *buf, unsigned n)
 {
-    const EmuDevice *d = sm->gpu->d;
-    const EmuProps *p = &d->props;
-    if (line - XGPU_GLOBAL_BASE < p->global_limit - p->global_base)
-        line += p->global_base - XGPU_GLOBAL_BASE;
-    const EmuAlloc *a = emu_mem_lookup(&d->mem, line, n);
-    if (!a)
-        return -1;
-    memcpy(buf, a->host + (line - a->base), n);
-    return 0;
+    return tm_read_line(sm->gpu->d, line, buf, n);
 }
 
 /* The parent's functional warp and CTA, or (the warp has left: a prefetched line, a store
@@ -342,7 +334,7 @@ static void aw_fill(TmSm *sm, const TmReq *r, Cycle now)
     aw_parent(sm, e);
     if (aw_read(sm, r->line, e->line, s->l->line)) /* not device memory: nothing to decode */
         memset(e->line, 0, sizeof e->line);
-    e->algo = (uint8_t)(r->assist - 1);
+    e->algo = (uint8_t)tm_assist_codec(r->assist);
     e->state = AW_QUEUED;
     sm->ctr->caba_aw_decomp++;
 }
@@ -529,8 +521,9 @@ static void aw_progress(TmSm *sm, AwSm *s, TmSubcore *sc, Cycle now)
             if (e->kind == AW_DECOMP) {
                 tm_sm_fill(sm, &e->req, now);
                 sm->ctr->caba_aw_wait_cycles += now - e->since;
+                if (s->busy[e->parent] == 2)
+                    tm_sm_hold(sm, e->parent, 0, now);
                 s->busy[e->parent] = 0;
-                tm_sm_poke(sm, e->parent);
                 e->state = AW_FREE;
                 continue;
             }
@@ -566,7 +559,7 @@ static void aw_progress(TmSm *sm, AwSm *s, TmSubcore *sc, Cycle now)
             tm_sm_fault(sm, EMU_ERR_OUT_OF_MEMORY, NULL, NULL);
             return;
         }
-        s->busy[next->parent] = 1;
+        s->busy[next->parent] = (uint8_t)(1 + tm_sm_hold(sm, next->parent, 1, now));
     }
     /* compressions, oldest first, while the partition has room and the SM is not busy */
     while (low < AW_LOW_SLOTS && !s->throttled) {
@@ -592,37 +585,31 @@ static void aw_progress(TmSm *sm, AwSm *s, TmSubcore *sc, Cycle now)
     }
 }
 
+/* Issues the next instruction of the oldest entry of kind on sub-core sc that may issue
+ * now: 1, or 0 when none may. */
+static int aw_issue_oldest(TmSm *sm, AwSm *s, TmSubcore *sc, unsigned kind, Cycle now)
+{
+    const TmInsn *ti = NULL;
+    Aw *e = aw_pick(sm, s, sc, kind, &ti, now);
+    if (!e)
+        return 0;
+    aw_issue(sm, s, e, sc, ti, now);
+    return 1;
+}
+
 static int aw_first(TmSm *sm, TmSubcore *sc, Cycle now)
 {
     AwSm *s = sm->assist_state;
     if (sc->id == 0)
         aw_roll(sm, s, now);
     aw_progress(sm, s, sc, now);
-    const TmInsn *ti = NULL;
-    Aw *e = aw_pick(sm, s, sc, AW_DECOMP, &ti, now);
-    if (!e)
-        return 0;
-    aw_issue(sm, s, e, sc, ti, now);
-    return 1;
-}
-
-static int aw_hold(TmSm *sm, uint16_t slot)
-{
-    const AwSm *s = sm->assist_state;
-    return s->busy[slot];
+    return aw_issue_oldest(sm, s, sc, AW_DECOMP, now);
 }
 
 static int aw_idle(TmSm *sm, TmSubcore *sc, Cycle now)
 {
     AwSm *s = sm->assist_state;
-    if (s->throttled)
-        return 0;
-    const TmInsn *ti = NULL;
-    Aw *e = aw_pick(sm, s, sc, AW_COMP, &ti, now);
-    if (!e)
-        return 0;
-    aw_issue(sm, s, e, sc, ti, now);
-    return 1;
+    return !s->throttled && aw_issue_oldest(sm, s, sc, AW_COMP, now);
 }
 
 /* The first cycle > now at which an entry may issue, end, start or send. */
@@ -691,7 +678,6 @@ const TmAssistOps tm_assist_caba = {
     .sm_free = aw_sm_free,
     .regs = aw_regs,
     .first = aw_first,
-    .hold = aw_hold,
     .idle = aw_idle,
     .fill = aw_fill,
     .store = aw_store,

@@ -73,6 +73,8 @@ typedef struct TmWarp {
     TmCta *cta;
     uint32_t long_ops;  /* of those in flight, memory and SFU ones (two-level demotion) */
     uint8_t sched;      /* its scheduler sees it (tm_sm_schedule: the schedulable bit) */
+    Cycle held_ready;   /* its ready_at when the assist slot took its instruction buffer
+                         * (tm_sm_hold) */
 } TmWarp;
 
 /* A resident CTA. */
@@ -248,11 +250,38 @@ Cycle tm_unit_latency(const EmuConfig *cfg, unsigned cls);
 /* The latency of in's opcode in its unit (class cls): the unit's own, or the opcode's
  * (min/max, multiply, multiply-add, divide, shuffle). */
 Cycle tm_insn_latency(const EmuConfig *cfg, const XInsn *in, unsigned cls);
-Cycle tm_unit_ii(const EmuConfig *cfg, unsigned cls);
 int tm_unit_ready(const TmSubcore *sc, unsigned cls, Cycle now);
+
+/* The initiation interval of class cls's unit (at least 1). Inline, with tm_unit_start:
+ * the dispatch path and the mechanisms that issue into the units both call them. */
+static inline Cycle tm_unit_ii(const EmuConfig *cfg, unsigned cls)
+{
+    Cycle ii;
+    switch (cls) {
+    case TC_INT: ii = cfg->unit_int_ii; break;
+    case TC_FP: ii = cfg->unit_fp_ii; break;
+    case TC_DP: ii = cfg->unit_dp_ii; break;
+    case TC_SFU: ii = cfg->unit_sfu_ii; break;
+    case TC_TENSOR: ii = cfg->unit_tensor_ii; break;
+    case TC_LDST: ii = cfg->unit_ldst_ii; break;
+    default: ii = 1; break;
+    }
+    return ii ? ii : 1;
+}
+
 /* Starts an instruction of class cls and latency lat in its unit at cycle now; returns
  * the cycle its result is ready. */
-Cycle tm_unit_start(TmSm *sm, TmSubcore *sc, unsigned cls, Cycle lat, Cycle now);
+static inline Cycle tm_unit_start(TmSm *sm, TmSubcore *sc, unsigned cls, Cycle lat,
+                                  Cycle now)
+{
+    uint64_t *count[TC_COUNT] = {&sm->ctr->unit_int, &sm->ctr->unit_fp, &sm->ctr->unit_dp,
+                                 &sm->ctr->unit_sfu, &sm->ctr->unit_tensor,
+                                 &sm->ctr->unit_ldst, NULL};
+    if (count[cls])
+        (*count[cls])++;
+    sc->unit_next[cls] = now + tm_unit_ii(sm->cfg, cls);
+    return now + (lat > 2 ? lat - 1 : 1);
+}
 
 /* writeback.c */
 int tm_wb_new(TmSm *sm, const TmSubcore *sc, const TmOcu *o); /* index, or -1 (no memory) */

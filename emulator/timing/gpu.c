@@ -129,19 +129,22 @@ void tm_insn_info(const EmuConfig *c, const XInsn *in, uint8_t reuse, TmInsn *t)
 
 /* --- setup -------------------------------------------------------------------------------- */
 
-/* TmLineRead over the device's memory: a line as the memory hierarchy sees it (at GPU
- * 0's addresses, ldst_connect) is read at the device's own. */
-static int read_line(void *ctx, uint64_t line, uint8_t *buf, unsigned n)
+int tm_read_line(const EmuDevice *d, uint64_t line, uint8_t *buf, unsigned n)
 {
-    EmuDevice *d = ctx;
     const EmuProps *p = &d->props;
     if (line - XGPU_GLOBAL_BASE < p->global_limit - p->global_base)
         line += p->global_base - XGPU_GLOBAL_BASE;
-    const EmuAlloc *a = emu_mem_find(&d->mem, line, n);
+    const EmuAlloc *a = emu_mem_lookup(&d->mem, line, n);
     if (!a)
         return -1;
     memcpy(buf, a->host + (line - a->base), n);
     return 0;
+}
+
+/* TmLineRead over the device's memory (memsys_set_reader). */
+static int read_line(void *ctx, uint64_t line, uint8_t *buf, unsigned n)
+{
+    return tm_read_line(ctx, line, buf, n);
 }
 
 /* The launch's memory system: the device's, carried over (l2.persist), or its own. A

@@ -74,6 +74,11 @@ struct TmGpu {
 EmuStatus tm_launch(EmuDevice *d, EmuModule *m, int kernel, EmuExec *x, EmuFault *fault,
                     uint64_t *cycles, TmCounters *ctr, TmReport *rep);
 
+/* The line at line, as the memory hierarchy sees it (at GPU 0's addresses,
+ * ldst_connect), read at the device's own into buf (n bytes): 0, or -1 when it is not
+ * device memory. It changes nothing, so SMs on different host threads may read at once. */
+int tm_read_line(const EmuDevice *d, uint64_t line, uint8_t *buf, unsigned n);
+
 /* The timing facts of instruction in (reuse: its byte of the compiler's reuse hints,
  * XREUSE_*; 0: none), as the SM uses them: the launch's kernel's, or a mechanism's own
  * code's. */

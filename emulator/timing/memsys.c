@@ -631,7 +631,7 @@ static unsigned ms_respond(MemSys *m, TmReq *r, unsigned slice)
     TmXfResponse out = {0};
     m->xf->respond(m->xf_state, m->slice[slice].l2.ctr, r, ms_line(m, r->line), &out);
     r->xbytes = (uint16_t)(out.bytes < m->line ? out.bytes : m->line);
-    r->assist = out.assist, r->enc = out.enc;
+    r->assist = out.assist ? tm_assist_mark(out.assist - 1u, out.enc) : 0;
     return out.delay;
 }
 

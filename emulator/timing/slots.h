@@ -301,10 +301,11 @@ const TmCoherenceOps *tm_coherence_entry(size_t i);
  * (docs/architecture.md, "Assist work"). Per SM state in sm->assist_state (sm_init).
  * Each cycle, for each sub-core: first runs before the issue scan and returns 1 when the
  * mechanism takes the sub-core's issue slot (the scan does not run; the slot counts as
- * stall.assist); hold is asked for each warp the scan finds ready to issue, and 1 keeps
- * it from issuing (stall.assist); idle runs after a scan that issued nothing (or was
- * skipped because it would issue nothing) and may use the slot, which the program left
- * idle (returns 1 when it did). Units the mechanism starts are the sub-core's
+ * stall.assist); idle runs after a scan that issued nothing (or was skipped because it
+ * would issue nothing) and may use the slot, which the program left idle (returns 1 when
+ * it did). tm_sm_hold takes a warp's instruction buffer for the mechanism's own
+ * instructions: the warp issues nothing until it is given back (its stall is
+ * stall.ibuffer). Units the mechanism starts are the sub-core's
  * (tm_unit_start), so the program's instructions see them busy. From the LD/ST unit:
  * fill takes a read response the memory side marked (TmReq.assist != 0) before the L1
  * sees it, and the mechanism hands it back with tm_sm_fill once done with it (the L1 is
@@ -322,7 +323,6 @@ typedef struct TmAssistOps {
     void (*sm_free)(TmSm *sm);
     uint32_t (*regs)(const TmGpu *g);
     int (*first)(TmSm *sm, TmSubcore *sc, Cycle now);
-    int (*hold)(TmSm *sm, uint16_t slot);
     int (*idle)(TmSm *sm, TmSubcore *sc, Cycle now);
     void (*fill)(TmSm *sm, const TmReq *r, Cycle now);
     int (*store)(TmSm *sm, TmReq *r, Cycle now);
@@ -335,9 +335,12 @@ const TmAssistOps *tm_assist_entry(size_t i);
 
 /* What an assist mechanism asks of its SM (sm.c): tm_sm_fill hands a response taken by
  * fill back to the L1 at cycle now; tm_sm_send offers a request to the memory system
- * (0, or -1 when the injection port refuses it this cycle: try again later). */
+ * (0, or -1 when the injection port refuses it this cycle: try again later); tm_sm_hold
+ * takes warp slot's instruction buffer (on; 0 when the slot has no warp) or gives it
+ * back at cycle now (the warp may issue from the next cycle, or later if it was to). */
 void tm_sm_fill(TmSm *sm, const TmReq *r, Cycle now);
 int tm_sm_send(TmSm *sm, const TmReq *r, Cycle now);
+int tm_sm_hold(TmSm *sm, uint16_t slot, int on, Cycle now);
 
 /* The L1 prefetcher named by cfg->l1_prefetch, or NULL (registry.def). */
 const TmPrefetchOps *tm_prefetch_find(const char *name);

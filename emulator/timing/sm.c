@@ -338,6 +338,22 @@ void tm_sm_fill(TmSm *sm, const TmReq *r, Cycle now)
     sm->stir = 1;
 }
 
+int tm_sm_hold(TmSm *sm, uint16_t slot, int on, Cycle now)
+{
+    TmWarp *w = &sm->warp[slot];
+    if (!w->fw)
+        return 0;
+    if (on) {
+        w->held_ready = w->ready_at;
+        w->ready_at = TM_NEVER; /* the warp's buffer holds another's instructions */
+    } else {
+        w->ready_at = w->held_ready > now + 1 ? w->held_ready : now + 1;
+    }
+    sm->sc[slot % sm->nsc].issue_wake = 0;
+    sm->stir = 1;
+    return 1;
+}
+
 int tm_sm_send(TmSm *sm, const TmReq *r, Cycle now)
 {
     if (memsys_send(sm->gpu->mem, r, now) < 0)
@@ -348,7 +364,9 @@ int tm_sm_send(TmSm *sm, const TmReq *r, Cycle now)
 
 /* --- issue ------------------------------------------------------------------------------ */
 
-static uint64_t *stall_counter(TmCounters *c, unsigned cause)
+/* Inline: count_stall runs for every sub-core in every cycle it is awake. */
+static inline __attribute__((always_inline)) uint64_t *stall_counter(TmCounters *c,
+                                                                     unsigned cause)
 {
     switch (cause) {
     case TS_NO_WARP: return &c->stall_no_warp;
@@ -516,8 +534,6 @@ static unsigned can_issue(TmSm *sm, TmSubcore *sc, uint16_t slot, const TmInsn *
     unsigned why = warp_ready(sm, sc, &sm->warp[slot], ti, now);
     if (why == TS_ISSUED && sm->res->issue && sm->res->issue(sm, slot, *ti, now))
         return TS_RESOURCE;
-    if (why == TS_ISSUED && sm->assist->hold && sm->assist->hold(sm, slot))
-        return TS_ASSIST;
     if (why != TS_ISSUED || (*ti)->cls == TC_CTRL)
         return why;
     if ((*ocu = pick_collector(sm, sc, slot)) < 0)
@@ -687,6 +703,35 @@ static Cycle sm_wake(const TmSm *sm, Cycle now)
     return next;
 }
 
+/* One sub-core's arbiter, dispatch and issue slot. With assist (the SM has an assist
+ * mechanism), the assist slot's first may take the slot, and its idle may use a slot the
+ * program left. */
+static inline int subcore_cycle(TmSm *sm, TmSubcore *sc,
+                                                                Cycle now, int assist)
+{
+    int work = 0; /* the checks skip calls that would do nothing */
+    if (sc->reads_queued)
+        work |= tm_rf_arbitrate(sm, sc, now);
+    if (sc->ocu_collected)
+        work |= tm_ocu_dispatch(sm, sc, now);
+    if (assist && sm->assist->first && sm->assist->first(sm, sc, now)) {
+        count_stall(sm, sc, TS_ASSIST); /* the assist mechanism took the slot */
+        sc->issue_wake = 0;
+        return 1;
+    }
+    if (sc->issue_wake > now && sc->stall_plain) /* the last scan's answer holds */
+        (*sc->stall_ctr)++;
+    else if (sc->issue_wake > now)
+        count_stall(sm, sc, sc->last_stall);
+    else if (subcore_issue(sm, sc, now))
+        return 1;
+    if (assist && sm->assist->idle && sm->assist->idle(sm, sc, now)) {
+        sc->issue_wake = 0; /* it may have taken a unit the scan looked at */
+        work = 1;
+    }
+    return work;
+}
+
 int tm_sm_tick(TmSm *sm, Cycle now)
 {
     if (sm->slept)
@@ -696,30 +741,9 @@ int tm_sm_tick(TmSm *sm, Cycle now)
     work |= tm_wb_tick(sm, now);
     if (sm->res->tick)
         work |= sm->res->tick(sm, now);
-    for (uint32_t i = 0; i < sm->nsc; i++) { /* the checks skip calls that would do nothing */
-        TmSubcore *sc = &sm->sc[i];
-        if (sc->reads_queued)
-            work |= tm_rf_arbitrate(sm, sc, now);
-        if (sc->ocu_collected)
-            work |= tm_ocu_dispatch(sm, sc, now);
-        if (sm->assist->first && sm->assist->first(sm, sc, now)) {
-            count_stall(sm, sc, TS_ASSIST); /* the assist mechanism took the slot */
-            sc->issue_wake = 0;
-            work = 1;
-            continue;
-        }
-        int issued = 0;
-        if (sc->issue_wake > now && sc->stall_plain) /* the last scan's answer holds */
-            (*sc->stall_ctr)++;
-        else if (sc->issue_wake > now)
-            count_stall(sm, sc, sc->last_stall);
-        else
-            work |= issued = subcore_issue(sm, sc, now);
-        if (!issued && sm->assist->idle && sm->assist->idle(sm, sc, now)) {
-            sc->issue_wake = 0; /* it may have taken a unit the scan looked at */
-            work = 1;
-        }
-    }
+    int assist = sm->assist->first || sm->assist->idle;
+    for (uint32_t i = 0; i < sm->nsc; i++)
+        work |= subcore_cycle(sm, &sm->sc[i], now, assist);
     sm->ctr->subcore_cycles += sm->nsc;
     sm->ctr->active_warp_cycles += sm->active_warps;
     sm->ctr->sched_warp_cycles += sm->sched_warps - sm->sched_barrier;

@@ -75,19 +75,36 @@ typedef struct TmReq {
                         * transform sends the line compressed, or a write's that an
                         * assist mechanism compressed (0: its sectors') */
     uint32_t pc;       /* requesting instruction (TmAccess.pc) */
-    uint8_t assist;    /* the assist slot's mark (slots.h): on a read response, 1 + the
-                        * codec of a line that crosses compressed for the SM to decode;
-                        * on a write, TM_WR_* */
-    uint8_t enc;       /* a marked response's encoding */
+    uint8_t assist;    /* the assist slot's mark (slots.h): on a read response, a line that
+                        * crosses compressed for the SM to decode (tm_assist_mark: its
+                        * codec and encoding; 0: none); on a write, TM_WR_* */
     uint8_t atom;      /* the XMem atom its line starts in (0xFF: none; hints.h) */
     uint16_t desc;     /* 1 + the Locality Descriptor it falls in (0: none) */
     uint64_t tag;      /* requester's id, returned with the response */
     Cycle issued;      /* cycle the L1 sent it (latency statistics) */
 } TmReq;
 
+/* Requests are copied through every queue of the memory system: keep them small. */
+_Static_assert(sizeof(TmReq) <= 40, "TmReq grew past 40 bytes");
+
 /* What the SM's assist slot did with a line it writes (TmReq.assist): nothing, kept it
  * uncompressed (the line is stored as it is), or sends it compressed (xbytes). */
 enum { TM_WR_NONE, TM_WR_PLAIN, TM_WR_PACKED };
+
+/* A read response's TmReq.assist: codec (0..2) + 1 in bits 0-1, encoding in bits 4-7, so
+ * the request stays 40 bytes. */
+static inline uint8_t tm_assist_mark(unsigned codec, unsigned enc)
+{
+    return (uint8_t)((codec + 1) | enc << 4);
+}
+static inline unsigned tm_assist_codec(uint8_t mark)
+{
+    return (mark & 3u) - 1;
+}
+static inline unsigned tm_assist_enc(uint8_t mark)
+{
+    return mark >> 4;
+}
 
 /* The number of sectors in a sector mask, inline: the build targets baseline x86-64,
  * where __builtin_popcount is a library call. */

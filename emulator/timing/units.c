@@ -26,21 +26,6 @@ Cycle tm_unit_latency(const EmuConfig *cfg, unsigned cls)
     }
 }
 
-Cycle tm_unit_ii(const EmuConfig *cfg, unsigned cls)
-{
-    Cycle ii;
-    switch (cls) {
-    case TC_INT: ii = cfg->unit_int_ii; break;
-    case TC_FP: ii = cfg->unit_fp_ii; break;
-    case TC_DP: ii = cfg->unit_dp_ii; break;
-    case TC_SFU: ii = cfg->unit_sfu_ii; break;
-    case TC_TENSOR: ii = cfg->unit_tensor_ii; break;
-    case TC_LDST: ii = cfg->unit_ldst_ii; break;
-    default: ii = 1; break;
-    }
-    return ii ? ii : 1;
-}
-
 int tm_unit_ready(const TmSubcore *sc, unsigned cls, Cycle now)
 {
     return sc->unit_next[cls] <= now;
@@ -68,15 +53,4 @@ Cycle tm_insn_latency(const EmuConfig *cfg, const XInsn *in, unsigned cls)
         }
     }
     return tm_unit_latency(cfg, cls);
-}
-
-Cycle tm_unit_start(TmSm *sm, TmSubcore *sc, unsigned cls, Cycle lat, Cycle now)
-{
-    uint64_t *count[TC_COUNT] = {&sm->ctr->unit_int, &sm->ctr->unit_fp, &sm->ctr->unit_dp,
-                                 &sm->ctr->unit_sfu, &sm->ctr->unit_tensor,
-                                 &sm->ctr->unit_ldst, NULL};
-    if (count[cls])
-        (*count[cls])++;
-    sc->unit_next[cls] = now + tm_unit_ii(sm->cfg, cls);
-    return now + (lat > 2 ? lat - 1 : 1);
 }
