@@ -46,7 +46,8 @@ MODES = ["caba", "hw-mem", "hw", "ideal"]
 ALGOS = ["bdi", "fpc", "cpack", "best"]
 
 # name -> (sample, arguments): programs whose data compresses (indices, zero-heavy
-# arrays, small integers) and two whose data does not (vecadd, histogram)
+# arrays, small integers, floats with shared exponents) and two whose data does not
+# (vecadd, histogram)
 WORKLOADS = {
     "bfs": ("bfs", ["100000", "4"]),
     "spmv": ("spmv", ["8000", "2"]),
@@ -54,6 +55,7 @@ WORKLOADS = {
     "mst": ("mst", ["50000", "4", "256"]),
     "pathfinder": ("pathfinder", ["20000", "100", "20"]),
     "relu": ("relu", ["64", "16384", "2"]),
+    "heat": ("heat", ["1024", "4"]),
     "scan": ("scan", ["1048576"]),
     "reduction": ("reduction", ["4194304"]),
     "vecadd": ("vecadd", ["300000"]),

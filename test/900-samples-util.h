@@ -30,7 +30,7 @@ static const struct {
     {"vecadd", "30000"},      {"wmma_gemm", "32 64 32"}, {"wmma_conv", "16 16 8 8"},
     {"wmma_rnn", "16 16 64 2"}, {"xmem_tiled", ""},   {"dct8x8", "64 64 4"},
     {"nqueens", "8 64"},      {"sssp", "2000 4 128"},  {"mst", "2000 4 64"},
-    {"barneshut", "1024 64 32"}, {"relu", "16 2048 1"},
+    {"barneshut", "1024 64 32"}, {"relu", "16 2048 1"}, {"heat", "96 2"},
 };
 #define SUITE_SAMPLES (sizeof suite_samples / sizeof suite_samples[0])
 

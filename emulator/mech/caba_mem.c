@@ -38,8 +38,8 @@
  *           response of a compressed line always crosses compressed, whole, marked for
  *           the SM's assist warps (TmReq.assist, caba_assist.c), which decompress it.
  *           Lines are compressed by the SMs' assist warps too: a line an SM writes
- *           uncompressed (TM_WR_PLAIN: its compression overflowed, or not yet done, or a
- *           write no assist warp saw, an atomic) is kept as it is, in the L2 and in DRAM,
+ *           uncompressed (TM_WR_PLAIN: no pending line was free, or it did not compress;
+ *           or a write no assist warp saw, an atomic) is kept as it is, in the L2 and DRAM,
  *           until a write brings it compressed (TM_WR_PACKED). Lines the host copied in
  *           are compressed (the paper compresses them on the host), unless an SM last
  *           wrote them uncompressed: the memory side does not see the host's copies.
