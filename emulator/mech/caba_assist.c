@@ -16,8 +16,9 @@
  *        caba.throttle of the SM's issue slots in the last caba.throttle_window cycles.
  *   AWB  a decompression is high priority: it issues ahead of every warp of its parent's
  *        sub-core, in its parent's instruction-buffer partition, so its parent (the warp
- *        whose load brought the line) issues nothing until it ends, and the parent's
- *        load stays in the LD/ST unit until then. A parent runs one at a time, in
+ *        whose load brought the line) issues nothing until it ends (tm_sm_hold: the
+ *        parent stalls as stall.ibuffer), and the parent's load stays in the LD/ST unit
+ *        until then. A parent runs one at a time, in
  *        arrival order. A compression is low priority: at most two per sub-core (the
  *        2-entry partition) issue, only in slots the program left idle.
  * An assist warp shares its parent's warp slot and registers: its registers are added to
@@ -49,7 +50,8 @@
  * any cycle; low: an idle one), its registers have no write in flight and its unit
  * accepts it; its result is ready as for a program instruction of the same opcode. The
  * routine ends at its last result: a decompression hands its line to the L1 then
- * (tm_sm_fill: the parent's load completes that cycle), a compression sends its line.
+ * (tm_sm_fill), and the parent's load completes the cycle after; a compression sends
+ * its line.
  * next() names every cycle this can happen, so idle skipping stays exact.
  */
 #include <stdlib.h>

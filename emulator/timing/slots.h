@@ -305,17 +305,17 @@ const TmCoherenceOps *tm_coherence_entry(size_t i);
  * would issue nothing) and may use the slot, which the program left idle (returns 1 when
  * it did). tm_sm_hold takes a warp's instruction buffer for the mechanism's own
  * instructions: the warp issues nothing until it is given back (its stall is
- * stall.ibuffer). Units the mechanism starts are the sub-core's
- * (tm_unit_start), so the program's instructions see them busy. From the LD/ST unit:
- * fill takes a read response the memory side marked (TmReq.assist != 0) before the L1
- * sees it, and the mechanism hands it back with tm_sm_fill once done with it (the L1 is
- * filled and the waiting accesses complete then); store sees each write the L1 sends to
- * the memory system and returns 1 to keep it (the store completes for the warp at once;
- * the mechanism sends it, changed as it likes, with tm_sm_send), or 0 to let it go now
- * (with the marks it set: TmReq.assist, xbytes). next names the first
- * cycle > now it has work (TM_NEVER: none), so idle skipping stays exact; regs is added
- * to each thread's registers of the launch's kernel (the mechanism's own registers in
- * the parent's register file). Every hook may be NULL. */
+ * stall.ibuffer). Units the mechanism starts are the sub-core's (tm_unit_start), so the
+ * program's instructions see them busy. From the LD/ST unit: fill takes a read response
+ * the memory side marked (TmReq.assist != 0) before the L1 sees it, and the mechanism
+ * hands it back with tm_sm_fill once done with it (the L1 is filled and the waiting
+ * accesses complete then); store sees each write the L1 sends to the memory system and
+ * returns 1 to keep it (the store completes for the warp at once; the mechanism sends
+ * it, changed as it likes, with tm_sm_send), or 0 to let it go now (with the marks it
+ * set: TmReq.assist, xbytes). next names the first cycle > now it has work (TM_NEVER:
+ * none), so idle skipping stays exact; regs is added to each thread's registers of the
+ * launch's kernel (the mechanism's own registers in the parent's register file). Every
+ * hook may be NULL. */
 typedef struct TmAssistOps {
     const char *name;
     TmLaunchHooks launch;
