@@ -183,8 +183,16 @@ static void rt_hints(RtContext *c, EmuDevice *dev, const void *stub)
     EmuDescRange *dr = h.ndescs ? malloc(h.ndescs * sizeof *dr) : NULL;
     if (h.ndescs && !dr)
         h.ndescs = 0;
-    for (size_t i = 0; i < h.ndescs; i++)
-        dr[i] = (EmuDescRange){k->v[i].base, k->v[i].bytes, (uint32_t)k->v[i].site};
+    for (size_t i = 0; i < h.ndescs; i++) {
+        const XLDescInfo *v = &k->v[i];
+        dr[i] = (EmuDescRange){.base = v->base, .bytes = v->bytes, .id = (uint32_t)v->site,
+                               .locality = v->s.locality, .sharing = v->s.sharing,
+                               .pattern = v->s.pattern, .priority = v->s.priority,
+                               .map = {v->s.map[0], v->s.map[1], v->s.map[2]},
+                               .elem_size = v->s.elem_size, .stride = v->stride};
+        memcpy(dr[i].dtile, v->tile.dtile, sizeof dr[i].dtile);
+        memcpy(dr[i].ctile, v->tile.ctile, sizeof dr[i].ctile);
+    }
     h.descs = dr;
     memcpy(h.active, x->ast, sizeof h.active);
     emu_set_hints(dev, &h);

@@ -372,11 +372,29 @@ static int cfg_check_caba(const EmuConfig *c, char *err, size_t n)
     return 0;
 }
 
+/* The Locality Descriptor's cache policies are the L1's (docs/ldesc.md). */
+static int cfg_check_ldesc(const EmuConfig *c, char *err, size_t n)
+{
+    if (strcmp(c->l2_insertion, "ldesc") == 0) {
+        snprintf(err, n, "l2.insertion: ldesc is an L1 policy (ldesc.mode = cache sets "
+                 "l1.insertion)");
+        return -1;
+    }
+    if ((strcmp(c->ldesc_mode, "cache") == 0 || strcmp(c->ldesc_mode, "all") == 0) &&
+        c->core_mem_latency) {
+        snprintf(err, n, "ldesc.mode = %s needs the memory system (core.mem_latency = 0)",
+                 c->ldesc_mode);
+        return -1;
+    }
+    return 0;
+}
+
 int emu_config_check(const EmuConfig *c, char *err, size_t n)
 {
     if (cfg_check_ranges(c, err, n) || cfg_check_gpu(c, err, n) || cfg_check_core(c, err, n) ||
         cfg_check_memento(c, err, n) || cfg_check_names(c, err, n) || cfg_check_l1(c, err, n) ||
-        cfg_check_mem(c, err, n) || cfg_check_zorua(c, err, n) || cfg_check_caba(c, err, n))
+        cfg_check_mem(c, err, n) || cfg_check_zorua(c, err, n) || cfg_check_caba(c, err, n) ||
+        emu_config_check_implied(c, err, n) || cfg_check_ldesc(c, err, n))
         return -1;
     return 0;
 }

@@ -148,7 +148,62 @@ static int set_other(const EmuCfgKey *k, char *field, const char *value, char *e
     }
 }
 
+/* A mechanism's mode key that chooses the policy slots it occupies: setting mode to one of
+ * `modes` sets slot to value; setting it to anything else gives back a slot that held
+ * value (its default again). Later settings of the slot's own key win, and
+ * emu_config_check refuses a slot that disagrees with the mode. */
+static const struct {
+    const char *mode, *modes, *slot, *value;
+} cfg_implied[] = {
+    {"ldesc.mode", "cta|all", "core.cta_placement", "ldesc"},
+    {"ldesc.mode", "cache|all", "l1.insertion", "ldesc"},
+    {"ldesc.mode", "cache|all", "l1.prefetch", "ldesc"},
+};
+
+static int cfg_set(EmuConfig *c, const char *key, const char *value, char *err, size_t n);
+
+static int cfg_imply(EmuConfig *c, const char *key, const char *value, char *err, size_t n)
+{
+    for (size_t i = 0; i < sizeof cfg_implied / sizeof cfg_implied[0]; i++) {
+        if (strcmp(cfg_implied[i].mode, key) != 0)
+            continue;
+        const EmuCfgKey *s = emu_config_key(cfg_implied[i].slot);
+        const char *held = (const char *)c + s->offset;
+        if (enum_has(cfg_implied[i].modes, value)) {
+            if (cfg_set(c, s->key, cfg_implied[i].value, err, n))
+                return -1;
+        } else if (strcmp(held, cfg_implied[i].value) == 0) {
+            char def[64];
+            snprintf(def, sizeof def, "%.*s", (int)strlen(s->def) - 2, s->def + 1);
+            if (cfg_set(c, s->key, def, err, n))
+                return -1;
+        }
+    }
+    return 0;
+}
+
+int emu_config_check_implied(const EmuConfig *c, char *err, size_t n)
+{
+    for (size_t i = 0; i < sizeof cfg_implied / sizeof cfg_implied[0]; i++) {
+        const char *mode = (const char *)c + emu_config_key(cfg_implied[i].mode)->offset;
+        const char *slot = (const char *)c + emu_config_key(cfg_implied[i].slot)->offset;
+        int want = enum_has(cfg_implied[i].modes, mode);
+        if (want != (strcmp(slot, cfg_implied[i].value) == 0)) {
+            snprintf(err, n, "%s: %s = %s %s %s = %s (got %s = %s)", cfg_implied[i].slot,
+                     cfg_implied[i].mode, want ? mode : "off", want ? "sets" : "does not use",
+                     cfg_implied[i].slot, cfg_implied[i].value, cfg_implied[i].slot, slot);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int emu_config_set(EmuConfig *c, const char *key, const char *value, char *err, size_t n)
+{
+    return cfg_set(c, key, value, err, n) || cfg_imply(c, key, value, err, n) ? -1 : 0;
+}
+
+static int cfg_set(EmuConfig *c, const char *key, const char *value, char *err, size_t n)
 {
     const EmuCfgKey *k = emu_config_key(key);
     if (!k) {

@@ -10,9 +10,10 @@
  *           the replacement policy puts it (epsilon = 1/32, ibid. §4), so the cache
  *           still adapts when the working set changes. Counted per cache, so the choice
  *           is deterministic.
- *   bypass  no new line stays: each holds its way only while its miss is in flight
- *           (for a load of the L1 this is what compiling with -dlcm=cg asks of a GPU:
- *           global loads cached in L2 only).
+ *   bypass  no new line: a miss holds only its MSHR, evicts nothing, and its data goes
+ *           to the requests waiting for it (for a load of the L1 this is what compiling
+ *           with -dlcm=cg asks of a GPU: global loads cached in L2 only). An L2 atomic
+ *           still allocates its line (it writes it).
  *
  * The baseline, mru, is registry.c's (no hook). Prefetches and L2 writes are never
  * asked (slots.h).

@@ -2,7 +2,7 @@
  * cache.c - the sectored tag store and MSHR table behind the L1 and the L2 slices
  * (cache.h). Replacement policies are a small table chosen by name: "lru" restamps a
  * line on every hit, "fifo" only when it is installed; both evict the smallest stamp
- * among the unreserved ways, after any unused way. Set index: (line / line size /
+ * among the unreserved ways of the lowest priority, after any unused way. Set index: (line / line size /
  * set_div) mod sets, where an L2 slice sets set_div to the number of slices.
  */
 #include "timing/cache.h"
@@ -31,9 +31,11 @@ static CacheLine *victim_oldest(Cache *c, CacheLine *set)
             continue;
         if (!l->used)
             return l;
-        if (!best || l->stamp < best->stamp)
+        if (!best || l->prio < best->prio || (l->prio == best->prio && l->stamp < best->stamp))
             best = l;
     }
+    if (best && best->prio == TM_PIN_HARD && !set[0].mshr)
+        return &set[0]; /* the whole set is pinned: a fixed way goes */
     return best;
 }
 
@@ -126,7 +128,7 @@ CacheLine *cache_victim(Cache *c, uint64_t line)
 void cache_install(Cache *c, CacheLine *l, uint64_t line)
 {
     l->addr = line, l->valid = 0, l->dirty = 0, l->used = 1, l->mshr = 0, l->prefetched = 0;
-    l->bypass = 0;
+    l->prio = TM_PIN_NONE;
     c->pol->touch(c, l, 0);
 }
 
@@ -150,7 +152,8 @@ static CacheMshr *mshr_alloc(Cache *c, uint64_t line)
     for (unsigned i = 0; i < c->mshrs; i++)
         if (!c->mshr[i].used) {
             CacheMshr *m = &c->mshr[i];
-            m->line = line, m->pending = 0, m->used = 1, m->nwait = 0;
+            m->line = line, m->pending = 0, m->used = 1, m->nwait = 0, m->lineless = 0;
+            m->got = 0;
             c->mshrs_used++;
             return m;
         }
@@ -173,10 +176,26 @@ static void plan_absent(Cache *c, const TmReq *r, CachePlan *p)
     }
 }
 
+/* A read of a line whose bypassing miss is in flight: merges, or extends the MSHR with
+ * the sectors that are neither pending nor arrived. */
+static void plan_lineless(Cache *c, const TmReq *r, CachePlan *p)
+{
+    if (p->mshr->nwait >= c->merge) {
+        p->out = CACHE_STALL;
+        return;
+    }
+    p->fetch = r->sectors & ~(p->mshr->pending | p->mshr->got);
+    p->out = p->fetch ? CACHE_MISS : CACHE_MERGE;
+}
+
 void cache_plan(Cache *c, const TmReq *r, CachePlan *p)
 {
     memset(p, 0, sizeof *p);
     p->line = cache_find(c, r->line);
+    if (!p->line && c->lineless && (p->mshr = cache_mshr_find(c, r->line))) {
+        plan_lineless(c, r, p);
+        return;
+    }
     if (!p->line) {
         plan_absent(c, r, p);
         return;
@@ -205,12 +224,19 @@ CacheMshr *cache_apply(Cache *c, const TmReq *r, const CachePlan *p)
     if (p->out == CACHE_STALL)
         return NULL;
     CacheMshr *m = p->mshr;
-    if (!m) {
-        if (!p->line->used || p->line->addr != r->line) {
+    int absent = !m && (!p->line->used || p->line->addr != r->line);
+    if (absent && p->insert == TM_INSERT_BYPASS) {
+        m = mshr_alloc(c, r->line);
+        m->lineless = 1;
+        c->lineless++;
+    } else if (!m) {
+        if (absent) {
             cache_install(c, p->line, r->line);
-            if (p->insert != TM_INSERT_MRU)
+            if (p->insert == TM_INSERT_LRU)
                 p->line->stamp = 0; /* older than any line installed as the policy does */
-            p->line->bypass = p->insert == TM_INSERT_BYPASS;
+            p->line->prio = p->insert == TM_INSERT_HARD_PIN   ? TM_PIN_HARD
+                            : p->insert == TM_INSERT_SOFT_PIN ? TM_PIN_SOFT
+                                                              : TM_PIN_NONE;
         } else {
             cache_touch(c, p->line);
         }
@@ -225,11 +251,12 @@ CacheMshr *cache_apply(Cache *c, const TmReq *r, const CachePlan *p)
 unsigned cache_fill(Cache *c, CacheMshr *m, uint8_t sectors, TmReq *out, unsigned max,
                     Cycle now)
 {
-    CacheLine *l = cache_find(c, m->line);
+    CacheLine *l = m->lineless ? NULL : cache_find(c, m->line);
     m->pending &= ~sectors;
+    m->got |= sectors;
     if (l)
         l->valid |= sectors, l->filled = now;
-    uint8_t have = l ? l->valid : sectors;
+    uint8_t have = l ? l->valid : m->got;
     unsigned k = 0, keep = 0;
     for (unsigned i = 0; i < m->nwait; i++) {
         if ((m->wait[i].sectors & ~have) == 0 && k < max)
@@ -241,12 +268,10 @@ unsigned cache_fill(Cache *c, CacheMshr *m, uint8_t sectors, TmReq *out, unsigne
     if (!m->pending && !m->nwait) {
         m->used = 0;
         c->mshrs_used--;
+        c->lineless -= m->lineless;
+        m->lineless = 0;
         if (l)
             l->mshr = 0;
-        if (l && l->bypass && !l->dirty)
-            memset(l, 0, sizeof *l);
-        else if (l)
-            l->bypass = 0; /* written meanwhile: it stays, as any line */
     }
     return k;
 }
@@ -256,6 +281,12 @@ void cache_invalidate(Cache *c)
     for (size_t i = 0; i < (size_t)c->sets * c->ways; i++)
         if (!c->lines[i].mshr)
             memset(&c->lines[i], 0, sizeof c->lines[i]);
+}
+
+void cache_unpin(Cache *c)
+{
+    for (size_t i = 0; i < (size_t)c->sets * c->ways; i++)
+        c->lines[i].prio = TM_PIN_NONE;
 }
 
 void cache_dump(const Cache *c, const char *what, FILE *f)
@@ -270,6 +301,7 @@ void cache_dump(const Cache *c, const char *what, FILE *f)
             c->mshrs_used, c->mshrs);
     for (unsigned i = 0; i < c->mshrs; i++)
         if (c->mshr[i].used)
-            fprintf(f, "  mshr %u: line 0x%llx pending 0x%02x waiters %u\n", i,
-                    (unsigned long long)c->mshr[i].line, c->mshr[i].pending, c->mshr[i].nwait);
+            fprintf(f, "  mshr %u: line 0x%llx pending 0x%02x waiters %u%s\n", i,
+                    (unsigned long long)c->mshr[i].line, c->mshr[i].pending, c->mshr[i].nwait,
+                    c->mshr[i].lineless ? " (bypassing)" : "");
 }

@@ -24,7 +24,7 @@ typedef struct CacheLine {
     uint8_t used;   /* the way holds a line (possibly with no valid sector yet) */
     uint8_t mshr;   /* reserved: a miss to it is in flight */
     uint8_t prefetched; /* brought by a prefetch and not yet read by a demand request */
-    uint8_t bypass; /* TM_INSERT_BYPASS: dropped once its miss is served */
+    uint8_t prio;   /* TmPin: evicted after every line of lower priority (pinning) */
     Cycle filled;   /* the cycle its last fill arrived (the coherence slot's lease) */
 } CacheLine;
 
@@ -32,13 +32,17 @@ typedef struct CacheMshr {
     uint64_t line;    /* line address */
     uint8_t pending;  /* sectors requested and not yet filled */
     uint8_t used;
+    uint8_t lineless; /* a bypassing miss: no way holds its line (TM_INSERT_BYPASS) */
+    uint8_t got;      /* lineless: the sectors that arrived so far */
     unsigned nwait;
     TmReq *wait;      /* [merge] requests waiting for this line, oldest first */
 } CacheMshr;
 
 typedef struct Cache Cache;
 
-/* Replacement policy: chosen by name (cache_init), two hooks. */
+/* Replacement policy: chosen by name (cache_init), two hooks. A victim is a free way,
+ * else the unreserved way of lowest priority (CacheLine.prio), the policy's order among
+ * equals; when every unreserved way is hard-pinned, way 0 (unless it is reserved). */
 typedef struct CachePolicy {
     const char *name;
     void (*touch)(Cache *c, CacheLine *l, int hit); /* on a hit (hit=1) or an install */
@@ -50,6 +54,7 @@ struct Cache {
     unsigned set_div;  /* set = (addr / line / set_div) mod sets; 1 unless the owner sees
                         * only every set_div-th line (an L2 slice) */
     unsigned mshrs, merge, mshrs_used;
+    unsigned lineless; /* MSHRs of bypassing misses in use (cache_plan looks them up) */
     CacheLine *lines; /* [sets * ways] */
     CacheMshr *mshr;  /* [mshrs] */
     TmReq *waitbuf;   /* [mshrs * merge] */
@@ -68,7 +73,8 @@ typedef struct CachePlan {
     CacheOutcome out;
     uint8_t fetch;        /* CACHE_MISS: sectors to request below */
     uint8_t sector_miss;  /* CACHE_MISS on a line that was present */
-    CacheLine *line;      /* the line (present, or the victim way to install into) */
+    CacheLine *line;      /* the line (present, or the victim way to install into); NULL
+                           * when a bypassing miss to the line is in flight (mshr) */
     CacheMshr *mshr;      /* the existing MSHR, or NULL (a new one is needed) */
     uint64_t evict;       /* a victim's address when it had dirty sectors ... */
     uint8_t evict_dirty;  /* ... and those sectors (write-back caches write them out) */
@@ -99,16 +105,20 @@ CacheMshr *cache_mshr_find(Cache *c, uint64_t line);
 void cache_plan(Cache *c, const TmReq *r, CachePlan *p);
 /* Commits a plan made for r just before: hits touch, misses install the line where
  * p->insert says (the caller has already handled p->evict_dirty), allocate or extend the
- * MSHR and queue r on it.
+ * MSHR and queue r on it. A miss that bypasses (TM_INSERT_BYPASS on an absent line)
+ * installs nothing and evicts nothing: its MSHR alone holds the miss, later reads of the
+ * line merge into it, and the line is gone once its waiters have their data.
  * Returns the MSHR (CACHE_MERGE / CACHE_MISS) or NULL. */
 CacheMshr *cache_apply(Cache *c, const TmReq *r, const CachePlan *p);
 /* Sectors arrived for MSHR m at cycle now: marks them valid (and the line filled at now),
  * moves the waiters they complete to out (at most max; returns how many), frees the MSHR
- * once nothing is pending (and then drops a bypassing line that nothing made dirty). */
+ * once nothing is pending. */
 unsigned cache_fill(Cache *c, CacheMshr *m, uint8_t sectors, TmReq *out, unsigned max,
                     Cycle now);
 /* Drops every line that is not reserved (kernel boundary). */
 void cache_invalidate(Cache *c);
+/* Clears every line's priority (the pinning timer). */
+void cache_unpin(Cache *c);
 void cache_dump(const Cache *c, const char *what, FILE *f);
 
 #endif

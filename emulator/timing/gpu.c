@@ -278,6 +278,18 @@ static EmuStatus gpu_setup(TmGpu *g, const EmuModule *m, int kernel, char *err, 
     return EMU_OK;
 }
 
+uint32_t tm_gpu_ctas_per_sm(const TmGpu *g)
+{
+    const EmuConfig *c = g->cfg;
+    uint64_t n = c->core_max_ctas_per_sm;
+    uint64_t by[] = {c->gpu_max_threads_per_sm / ((uint64_t)g->cta_warps * XGPU_WARP_SIZE),
+                     g->cta_regs ? c->gpu_regs_per_sm / g->cta_regs : n,
+                     g->cta_shared ? c->gpu_shared_per_sm / g->cta_shared : n};
+    for (size_t i = 0; i < sizeof by / sizeof by[0]; i++)
+        n = by[i] < n ? by[i] : n;
+    return n ? (uint32_t)n : 1;
+}
+
 static void gpu_free(TmGpu *g)
 {
     for (uint32_t i = 0; i < g->nsm; i++)

@@ -3,8 +3,10 @@
  *
  * Reads: a hit completes hit_latency cycles after the lookup. A miss sends the sectors
  * that are neither valid nor already pending to L2 and parks the request on the line's
- * MSHR (allocating the line, LRU victim among ways with no miss in flight); a read whose
- * missing sectors are all pending merges into the MSHR and sends nothing. The request
+ * MSHR (allocating the line where the insertion slot says: LRU victim among ways with no
+ * miss in flight and the lowest priority, or no line when it bypasses); a read whose
+ * missing sectors are all pending merges into the MSHR and sends nothing. The insertion
+ * policy's pinning timer clears every line's priority each period of the launch. The request
  * completes in the cycle its last sector arrives. Only missing sectors are fetched.
  * Stores: write-through, no write-allocate; a store to a present line keeps it (the
  * written sectors are updated in place, valid ones stay valid) and completes when the
@@ -65,6 +67,38 @@ void l1_free(L1 *l)
         l->ins->free(l->ins_state);
 }
 
+int l1_bind(L1 *l, const TmLaunchView *v)
+{
+    if (!l->ins)
+        return 0;
+    if (l->ins->bind && l->ins->bind(l->ins_state, v) < 0)
+        return -1;
+    l->pin_period = l->ins->period ? l->ins->period(l->ins_state) : 0;
+    l->pin_epoch = 0;
+    return 0;
+}
+
+/* The pinning timer: every line's priority is cleared at each multiple of the period. No
+ * priority is looked at between lookups, so clearing at the first lookup after it is
+ * exact. */
+static void l1_pin_timer(L1 *l, Cycle now)
+{
+    uint64_t epoch = now / l->pin_period;
+    if (epoch == l->pin_epoch)
+        return;
+    cache_unpin(&l->c);
+    l->ctr->l1_pin_clears += epoch - l->pin_epoch;
+    l->pin_epoch = epoch;
+}
+
+/* A line the plan evicts that a prefetch brought and nothing read (accuracy). */
+static void l1_evicting(L1 *l, const CachePlan *p, const TmReq *r)
+{
+    if (cache_plan_installs(p, r) && p->insert != TM_INSERT_BYPASS && p->line->used &&
+        p->line->prefetched)
+        l->ctr->l1_prefetch_evicted++;
+}
+
 static L1Result l1_write(L1 *l, const TmReq *r, Cycle now, Cycle *ready)
 {
     TmReq w = *r; /* the hold may mark it */
@@ -108,6 +142,8 @@ static L1Result l1_read(L1 *l, const TmReq *r, Cycle now, int first, Cycle *read
     CachePlan p;
     if (l->coh)
         l1_coherence(l, r, now);
+    if (l->pin_period)
+        l1_pin_timer(l, now);
     cache_plan(&l->c, r, &p);
     if (p.out == CACHE_STALL) {
         *l->n.mshr_stalls += first != 0;
@@ -125,7 +161,10 @@ static L1Result l1_read(L1 *l, const TmReq *r, Cycle now, int first, Cycle *read
             p.insert = l->ins->place(l->ins_state, r);
             l->ctr->l1_insert_lru += p.insert == TM_INSERT_LRU;
             l->ctr->l1_bypasses += p.insert == TM_INSERT_BYPASS;
+            l->ctr->l1_pins_soft += p.insert == TM_INSERT_SOFT_PIN;
+            l->ctr->l1_pins_hard += p.insert == TM_INSERT_HARD_PIN;
         }
+        l1_evicting(l, &p, r);
     }
     if (p.line && p.line->prefetched && p.out != CACHE_MISS) { /* a prefetch's first use */
         p.line->prefetched = 0;
@@ -139,7 +178,7 @@ static L1Result l1_read(L1 *l, const TmReq *r, Cycle now, int first, Cycle *read
         return L1_DONE;
     }
     *l->n.mshr_merges += p.out == CACHE_MERGE;
-    return L1_WAIT;
+    return p.out == CACHE_MISS ? L1_MISS : L1_WAIT;
 }
 
 L1Prefetch l1_prefetch(L1 *l, uint64_t line, Cycle now)
@@ -148,15 +187,18 @@ L1Prefetch l1_prefetch(L1 *l, uint64_t line, Cycle now)
                .kind = TM_READ, .sm = (uint16_t)l->sm, .atom = TM_NO_ATOM,
                .tag = L1_PREFETCH_TAG, .issued = now};
     CachePlan p;
+    if (l->pin_period)
+        l1_pin_timer(l, now);
     cache_plan(&l->c, &r, &p);
     if (p.out == CACHE_STALL)
         return L1_PF_DROPPED;
-    if (p.out != CACHE_MISS)
+    if (p.out != CACHE_MISS || !p.line) /* !line: a bypassing miss would not keep it */
         return L1_PF_REDUNDANT;
     TmReq miss = {.line = line, .sectors = p.fetch, .kind = TM_READ, .sm = (uint16_t)l->sm,
                   .atom = TM_NO_ATOM, .tag = l->miss_tag, .issued = now};
     if (memsys_send(l->mem, &miss, now) < 0)
         return L1_PF_BLOCKED;
+    l1_evicting(l, &p, &r);
     cache_apply(&l->c, &r, &p);
     p.line->prefetched = 1;
     l->ctr->l1_prefetches++;

@@ -27,6 +27,8 @@ typedef struct L1 {
     L1Counters n;
     const struct TmInsertionOps *ins; /* l1.insertion; NULL: the baseline (texture cache) */
     void *ins_state;
+    Cycle pin_period;   /* the insertion policy's pinning timer (0: none) */
+    uint64_t pin_epoch; /* periods of it passed when the priorities were last cleared */
     const struct TmCoherenceOps *coh; /* asked at read hits (ldst_coherence), or NULL */
     void *coh_state;
     /* sees each write before it is sent, and 1 keeps it: the store is done for the warp
@@ -38,6 +40,7 @@ typedef struct L1 {
 typedef enum L1Result {
     L1_DONE,    /* complete at *ready (hits: now + hit latency; stores: now) */
     L1_WAIT,    /* a fill will complete it (l1_fill hands r back) */
+    L1_MISS,    /* as L1_WAIT, and it sent sectors to L2 (a read miss) */
     L1_STALL,   /* no MSHR / merge slot / way: retry after a fill */
     L1_BLOCKED, /* the memory system refused the request this cycle: retry next cycle */
 } L1Result;
@@ -55,6 +58,10 @@ int l1_init(L1 *l, const EmuConfig *cfg, unsigned sm, TmCounters *ctr, char *err
 int l1_init_tex(L1 *l, const EmuConfig *cfg, unsigned sm, TmCounters *ctr, char *err,
                 size_t n);
 void l1_free(L1 *l);
+/* Gives the insertion policy its launch (TmLaunchView) and starts its pinning timer: 0, or
+ * -1 out of host memory. */
+struct TmLaunchView;
+int l1_bind(L1 *l, const struct TmLaunchView *v);
 /* Looks up request r (r->tag: the requester's id, returned by l1_fill) at cycle now.
  * first: the first attempt for r (stall statistics count once per request). */
 L1Result l1_access(L1 *l, const TmReq *r, Cycle now, int first, Cycle *ready);

@@ -7,7 +7,8 @@
  * l2.latency cycles after the lookup, for the sectors that are neither valid nor pending;
  * a read whose missing sectors are all pending merges. Requests waiting on an MSHR are
  * answered in the cycle their sectors come back from DRAM. Atomics are performed here:
- * they mark their sectors dirty.
+ * they mark their sectors dirty. A read the insertion slot bypasses evicts nothing (its
+ * MSHR alone holds it); an atomic or a write to its line waits until it is answered.
  * Writes: write-back, write-allocate, no fetch: the written sectors become valid and
  * dirty (a partial-sector write is treated as covering its sector; the functional model
  * holds the data). Writes are not answered.
@@ -47,6 +48,8 @@ static int l2_write(L2Slice *s, const TmReq *r, Cycle t, L2Act *act)
 {
     int n = 0;
     CacheLine *l = cache_find(&s->c, r->line);
+    if (!l && s->c.lineless && cache_mshr_find(&s->c, r->line))
+        return -1; /* a bypassing read of the line is in flight: allocate after it */
     if (l) {
         cache_touch(&s->c, l);
     } else {
@@ -72,7 +75,7 @@ static int l2_prefetch(L2Slice *s, const TmReq *r, Cycle t, L2Act *act)
     CachePlan p;
     int n = 0;
     cache_plan(&s->c, r, &p);
-    if (p.out != CACHE_MISS) {
+    if (p.out != CACHE_MISS || !p.line) { /* !line: a bypassing miss would not keep it */
         s->ctr->l2_prefetch_dropped += p.out == CACHE_STALL;
         s->ctr->l2_prefetch_redundant += p.out != CACHE_STALL;
         return 0;
@@ -94,20 +97,22 @@ static int l2_read(L2Slice *s, const TmReq *r, Cycle t, L2Act *act)
     CachePlan p;
     int n = 0;
     cache_plan(&s->c, r, &p);
-    if (p.out == CACHE_STALL)
-        return -1;
-    if (p.out != CACHE_MISS && p.line->prefetched) { /* a prefetch's first use */
+    if (p.out == CACHE_STALL || (r->kind == TM_ATOMIC && !p.line))
+        return -1; /* an atomic waits for a bypassing read of its line to finish */
+    if (p.out != CACHE_MISS && p.line && p.line->prefetched) { /* a prefetch's first use */
         p.line->prefetched = 0;
         s->ctr->l2_prefetch_hits += p.out == CACHE_HIT;
     }
-    if (p.evict_dirty) {
-        act[n++] = writeback(p.evict, p.evict_dirty, t);
-        s->ctr->l2_writebacks++;
-    }
     if (s->ins->place && cache_plan_installs(&p, r)) {
         p.insert = s->ins->place(s->ins_state, r);
+        if (p.insert == TM_INSERT_BYPASS && r->kind == TM_ATOMIC)
+            p.insert = TM_INSERT_MRU; /* an atomic's line is written: it stays */
         s->ctr->l2_insert_lru += p.insert == TM_INSERT_LRU;
         s->ctr->l2_bypasses += p.insert == TM_INSERT_BYPASS;
+    }
+    if (p.evict_dirty && p.insert != TM_INSERT_BYPASS) {
+        act[n++] = writeback(p.evict, p.evict_dirty, t);
+        s->ctr->l2_writebacks++;
     }
     cache_apply(&s->c, r, &p);
     if (r->kind == TM_ATOMIC)

@@ -125,7 +125,7 @@ LdSt *ldst_new(const EmuConfig *cfg, unsigned sm, TmCounters *ctr, char *err, si
         ldst_free(u);
         return NULL;
     }
-    if (u->pf->observe && !(u->pfq = calloc(u->pfq_cap, sizeof *u->pfq))) {
+    if ((u->pf->observe || u->pf->miss) && !(u->pfq = calloc(u->pfq_cap, sizeof *u->pfq))) {
         snprintf(err, n, "out of memory");
         ldst_free(u);
         return NULL;
@@ -216,11 +216,14 @@ static void acc_resolve(LdSt *u, unsigned slot, Cycle at)
         acc_complete(u, a);
 }
 
-void ldst_observe(LdSt *u, const EmuHintTable *hints, const TmObserverOps *obs, void *state)
+int ldst_observe(LdSt *u, const TmLaunchView *v, const TmObserverOps *obs, void *state)
 {
-    u->hints = emu_hints_any(hints) ? hints : NULL;
+    u->hints = emu_hints_any(v->hints) ? v->hints : NULL;
     u->obs = obs && obs->request ? obs : NULL;
     u->obs_state = state;
+    if (u->pf->bind && u->pf->bind(u->pf_state, v) < 0)
+        return -1;
+    return l1_bind(&u->l1, v);
 }
 
 /* Tags the queued requests of access a with the hints and shows them to the observer. */
@@ -293,6 +296,8 @@ static int ldst_lookup(LdSt *u, Cycle now)
         u->port_used++, u->qhead++, u->head_tried = 0, work++;
         if (res == L1_DONE)
             acc_resolve(u, (unsigned)r->tag, ready);
+        else if (res == L1_MISS && u->pf->miss && u->cache == &u->l1)
+            u->pf->miss(u->pf_state, r, pf_emit, u);
     }
     return work;
 }

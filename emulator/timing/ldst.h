@@ -22,12 +22,13 @@ void ldst_free(LdSt *u);
  * memory hierarchy sees at GPU 0's addresses (hints and managed pages are looked up
  * before, at the program's addresses). */
 void ldst_connect(LdSt *u, MemSys *m, struct EmuUvm *uvm, const EmuProps *p);
-/* Gives the unit the device's hints (each request is tagged with its atom and descriptor;
- * NULL: none) and the launch's request observer (slots.h; NULL: none). */
-struct EmuHintTable;
+/* Gives the unit the launch (slots.h, TmLaunchView: the device's hints, each request is
+ * tagged with its atom and descriptor; the L1's policies are bound to it) and the
+ * launch's request observer (NULL: none). 0, or -1 out of host memory. */
+struct TmLaunchView;
 struct TmObserverOps;
-void ldst_observe(LdSt *u, const struct EmuHintTable *hints, const struct TmObserverOps *obs,
-                  void *state);
+int ldst_observe(LdSt *u, const struct TmLaunchView *v, const struct TmObserverOps *obs,
+                 void *state);
 /* Gives the unit's L1 the launch's coherence policy (slots.h) and its state. */
 struct TmCoherenceOps;
 void ldst_coherence(LdSt *u, const struct TmCoherenceOps *coh, void *state);

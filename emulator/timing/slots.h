@@ -16,14 +16,15 @@
  *   collector  rf.collector (or the collector an issue policy brings): how an
  *              instruction gets a collector and its source operands, and what happens
  *              to results at write-back;
- *   l1 prefetch  l1.prefetch: which lines the L1 fetches before a demand asks for them;
+ *   l1 prefetch  l1.prefetch: which lines the L1 fetches before a demand asks for them
+ *              (on every access, or on its misses);
  *   observer   mem.observer: sees every line request (with its hints) and reports named
  *              figures at the launch's end;
  *   resource manager  core.resource_mgr: whether a CTA can start on an SM, and what a
  *              resident CTA holds;
  *   CTA placement  core.cta_placement: which SM each waiting CTA goes to;
  *   insertion  l1.insertion, l2.insertion: where in its set a line a read miss brings
- *              goes, or whether it bypasses the cache;
+ *              goes, with what priority (pinning), or whether it bypasses the cache;
  *   l2 prefetch  l2.prefetch: which lines the L2 slices fetch before a demand asks;
  *   transform  mem.transform: how many DRAM bursts a line moves, the metadata that says
  *              so, and how a response crosses to its SM (compression);
@@ -93,17 +94,31 @@ typedef struct TmCollectorOps {
     int (*scan)(TmSm *sm, TmSubcore *sc, uint16_t slot);
 } TmCollectorOps;
 
+/* What an SM's cache policies (the L1 prefetch and insertion slots) know of the launch
+ * they serve, given to their bind hook before the launch's first cycle. */
+typedef struct TmLaunchView {
+    const struct EmuHintTable *hints; /* the launch's atoms and descriptors (NULL: none) */
+    EmuDim3 grid;                     /* the launch's grid */
+    uint32_t nsm;                     /* SMs of the GPU */
+    uint32_t ctas_per_sm;             /* CTAs of the launch one SM holds at once (>= 1) */
+} TmLaunchView;
+
 /* The L1 prefetch slot (l1.prefetch): one state per L1 (per SM). It sees every demand
- * read access of global memory the LD/ST unit takes, as the coalescer split it, and
- * names lines to prefetch through emit; the LD/ST unit looks them up with the lookup
- * slots demand requests leave free (docs/timing.md, "L1 prefetching"). */
+ * read access of global memory the LD/ST unit takes, as the coalescer split it
+ * (observe), and each of its line requests that missed in the L1 (miss: sent sectors to
+ * L2; r carries its hints), and names lines to prefetch through emit; the LD/ST unit
+ * looks them up with the lookup slots demand requests leave free (docs/timing.md, "L1
+ * prefetching"). bind gives it the launch (TmLaunchView). Every hook but init may be
+ * NULL. */
 typedef void (*TmPrefetchEmit)(void *ctx, uint64_t line);
 typedef struct TmPrefetchOps {
     const char *name;
     void *(*init)(const EmuConfig *cfg); /* NULL state: out of host memory */
     void (*free)(void *state);
+    int (*bind)(void *state, const TmLaunchView *v); /* -1: out of host memory */
     void (*observe)(void *state, const TmAccess *a, const TmReq *r, unsigned n,
                     TmPrefetchEmit emit, void *ctx);
+    void (*miss)(void *state, const TmReq *r, TmPrefetchEmit emit, void *ctx);
 } TmPrefetchOps;
 
 /* The request observer slot (mem.observer): one state per launch (its launch.begin,
@@ -192,14 +207,20 @@ const TmPlacementOps *tm_placement_entry(size_t i);
  * slice; init's level is 1 or 2). place says, for a read miss r that installs a line,
  * where the line goes: TM_INSERT_MRU, where the replacement policy puts any line (the
  * baseline; also when place is NULL); TM_INSERT_LRU, first in line to be evicted unless
- * a hit promotes it; TM_INSERT_BYPASS, the line holds its way only while its miss is in
- * flight and is dropped once its waiters have their data. Prefetches, and L2 writes
- * (write-allocate), are always inserted as the baseline does. */
+ * a hit promotes it; TM_INSERT_BYPASS, no way at all: the miss holds only its MSHR and
+ * its data goes to the requests waiting for it; TM_INSERT_SOFT_PIN, TM_INSERT_HARD_PIN,
+ * as MRU with that priority (TmPin: a victim is chosen among the lowest priority of its
+ * set; when every way is hard-pinned, way 0 goes). period (NULL or 0: never) is the
+ * pinning timer: every line's priority is cleared each time that many cycles of the
+ * launch have passed. bind gives an L1's policy its launch (TmLaunchView). Prefetches,
+ * and L2 writes (write-allocate), are always inserted as the baseline does. */
 typedef struct TmInsertionOps {
     const char *name;
     void *(*init)(const EmuConfig *cfg, int level); /* NULL state: out of host memory */
     void (*free)(void *state);
+    int (*bind)(void *state, const TmLaunchView *v); /* -1: out of host memory */
     TmInsert (*place)(void *state, const TmReq *r);
+    Cycle (*period)(const void *state);
 } TmInsertionOps;
 
 const TmInsertionOps *tm_insertion_find(const char *name);

@@ -47,8 +47,14 @@ typedef struct TmAccess {
     uint32_t pc;       /* the instruction that made it (who made a request: pc, SM, warp) */
 } TmAccess;
 
-/* Where a line a read miss installs goes (the insertion slot, slots.h). */
-typedef enum TmInsert { TM_INSERT_MRU, TM_INSERT_LRU, TM_INSERT_BYPASS } TmInsert;
+/* Where a line a read miss installs goes (the insertion slot, slots.h): MRU, LRU, no
+ * line at all, or MRU with a priority (TmPin). */
+typedef enum TmInsert {
+    TM_INSERT_MRU, TM_INSERT_LRU, TM_INSERT_BYPASS, TM_INSERT_SOFT_PIN, TM_INSERT_HARD_PIN
+} TmInsert;
+/* A cached line's priority (pinning): a victim is chosen among the lines of the lowest
+ * priority present in its set. */
+typedef enum TmPin { TM_PIN_NONE, TM_PIN_SOFT, TM_PIN_HARD } TmPin;
 
 /* What one launch reports besides its counters: the named figures of the observer
  * slot's report, and with stats.per_unit every unit's own counters: unit[0 .. nsm) the

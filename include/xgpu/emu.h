@@ -241,6 +241,13 @@ typedef struct EmuAtomRange {
 typedef struct EmuDescRange {
     uint64_t base, bytes; /* the descriptor's data structure */
     uint32_t id;          /* the descriptor's site: its record among all descriptor tables */
+    /* the rest of the descriptor (<xgpu/ldesc.h>; 0 where not given) */
+    uint8_t locality, sharing, pattern, priority; /* XLDLocality, XLDSharing, XLDPattern */
+    uint8_t map[3];       /* compute-data map */
+    uint32_t elem_size;   /* bytes */
+    uint32_t dtile[3];    /* D-Tile, in elements */
+    uint32_t ctile[3];    /* C-Tile, in CTAs */
+    int64_t stride;       /* elements */
 } EmuDescRange;
 typedef struct EmuHints {
     const EmuAtomRange *atoms;
