@@ -183,6 +183,15 @@ static void rt_hints(RtContext *c, EmuDevice *dev, const void *stub)
     EmuDescRange *dr = h.ndescs ? malloc(h.ndescs * sizeof *dr) : NULL;
     if (h.ndescs && !dr)
         h.ndescs = 0;
+    size_t na = x->ngat < XMEM_NO_ATOM ? x->ngat : XMEM_NO_ATOM; /* IDs 0..254 */
+    EmuAtomAttr *at = na ? malloc(na * sizeof *at) : NULL;
+    for (size_t i = 0; at && i < na; i++) {
+        const XMemAttrs *a = &x->gat[i].attrs;
+        at[i] = (EmuAtomAttr){.value_props = a->value_props, .pattern = a->pattern,
+                              .rw = a->rw, .intensity = a->intensity, .reuse = a->reuse,
+                              .elem_size = a->elem_size, .stride = a->stride};
+    }
+    h.attrs = at, h.nattrs = at ? na : 0;
     for (size_t i = 0; i < h.ndescs; i++) {
         const XLDescInfo *v = &k->v[i];
         dr[i] = (EmuDescRange){.base = v->base, .bytes = v->bytes, .id = (uint32_t)v->site,
@@ -197,6 +206,7 @@ static void rt_hints(RtContext *c, EmuDevice *dev, const void *stub)
     memcpy(h.active, x->ast, sizeof h.active);
     emu_set_hints(dev, &h);
     free(dr);
+    free(at);
 }
 
 /* A launch of the kernel behind host stub func (the caller holds the lock). *fn is the

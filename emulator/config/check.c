@@ -372,12 +372,24 @@ static int cfg_check_caba(const EmuConfig *c, char *err, size_t n)
     return 0;
 }
 
-/* The Locality Descriptor's cache policies are the L1's (docs/ldesc.md). */
+/* The Locality Descriptor's cache policies are the L1's (docs/ldesc.md); XMem's lookaside
+ * buffer and pinning share (docs/xmem.md). */
 static int cfg_check_ldesc(const EmuConfig *c, char *err, size_t n)
 {
     if (strcmp(c->l2_insertion, "ldesc") == 0) {
         snprintf(err, n, "l2.insertion: ldesc is an L1 policy (ldesc.mode = cache sets "
                  "l1.insertion)");
+        return -1;
+    }
+    if (!c->xmem_alb_ways || c->xmem_alb_entries % c->xmem_alb_ways ||
+        c->xmem_alb_entries > 65536) {
+        snprintf(err, n, "xmem.alb_entries: a multiple of xmem.alb_ways (>= 1), at most "
+                 "65536, got %u entries of %u ways", c->xmem_alb_entries, c->xmem_alb_ways);
+        return -1;
+    }
+    if (c->xmem_pin_share > 100) {
+        snprintf(err, n, "xmem.pin_share: expected a percentage in [0, 100], got %u",
+                 c->xmem_pin_share);
         return -1;
     }
     if ((strcmp(c->ldesc_mode, "cache") == 0 || strcmp(c->ldesc_mode, "all") == 0) &&

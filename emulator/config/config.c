@@ -158,6 +158,10 @@ static const struct {
     {"ldesc.mode", "cta|all", "core.cta_placement", "ldesc"},
     {"ldesc.mode", "cache|all", "l1.insertion", "ldesc"},
     {"ldesc.mode", "cache|all", "l1.prefetch", "ldesc"},
+    {"xmem.mode", "cache|dram|on", "mem.hint_lookup", "amu"},
+    {"xmem.mode", "cache|on", "l1.insertion", "xmem"},
+    {"xmem.mode", "cache|on", "l2.insertion", "xmem"},
+    {"xmem.mode", "dram|on", "dram.mapping", "xmem"},
 };
 
 static int cfg_set(EmuConfig *c, const char *key, const char *value, char *err, size_t n);

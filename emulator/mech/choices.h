@@ -17,6 +17,8 @@
 #define COHERENCE(name, ops)
 #define L2PREFETCH(name, ops)
 #define ASSIST(name, ops)
+#define LOOKUP(name, ops)
+#define MAPPING(name, ops)
 
 #undef ISSUE
 #define ISSUE(name, ops) "|" name
@@ -103,6 +105,22 @@ static const char emu_l2_prefetch_choices[] =
 static const char emu_assist_choices[] =
 #include "mech/registry.def"
     ;
+#undef ASSIST
+#define ASSIST(name, ops)
+
+#undef LOOKUP
+#define LOOKUP(name, ops) "|" name
+static const char emu_lookup_choices[] =
+#include "mech/registry.def"
+    ;
+#undef LOOKUP
+#define LOOKUP(name, ops)
+
+#undef MAPPING
+#define MAPPING(name, ops) "|" name
+static const char emu_mapping_choices[] =
+#include "mech/registry.def"
+    ;
 
 #undef ISSUE
 #undef COLLECTOR
@@ -115,6 +133,8 @@ static const char emu_assist_choices[] =
 #undef COHERENCE
 #undef L2PREFETCH
 #undef ASSIST
+#undef LOOKUP
+#undef MAPPING
 
 #define EMU_ISSUE_CHOICES (emu_issue_choices + 1)
 #define EMU_COLLECTOR_CHOICES (emu_collector_choices + 1)
@@ -127,5 +147,7 @@ static const char emu_assist_choices[] =
 #define EMU_COHERENCE_CHOICES (emu_coherence_choices + 1)
 #define EMU_L2_PREFETCH_CHOICES (emu_l2_prefetch_choices + 1)
 #define EMU_ASSIST_CHOICES (emu_assist_choices + 1)
+#define EMU_LOOKUP_CHOICES (emu_lookup_choices + 1)
+#define EMU_MAPPING_CHOICES (emu_mapping_choices + 1)
 
 #endif

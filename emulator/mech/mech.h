@@ -18,6 +18,8 @@
 #define COHERENCE(name, ops) extern const TmCoherenceOps ops;
 #define L2PREFETCH(name, ops) extern const TmL2PrefetchOps ops;
 #define ASSIST(name, ops) extern const TmAssistOps ops;
+#define LOOKUP(name, ops) extern const TmLookupOps ops;
+#define MAPPING(name, ops) extern const TmMappingOps ops;
 #include "mech/registry.def"
 #undef ISSUE
 #undef COLLECTOR
@@ -30,5 +32,7 @@
 #undef COHERENCE
 #undef L2PREFETCH
 #undef ASSIST
+#undef LOOKUP
+#undef MAPPING
 
 #endif

@@ -2,7 +2,8 @@
  * registry.c - the policy slots' registry (registry.def), its lookups, and the
  * resolution of a configuration into the issue and collector slots of the SM pipeline;
  * the baselines of the collector (ocu), prefetch (none), observer (none), insertion
- * (mru), L2 prefetch (none), transform (none), coherence (none) and assist (none) slots.
+ * (mru), L2 prefetch (none), transform (none), coherence (none), assist (none), hint
+ * lookup (exact) and DRAM mapping (interleave) slots.
  *
  * Resolution: the issue policy is core.sched's entry. The collector is rf.collector's,
  * unless the issue policy brings its own (the two-level register-file-cache schedulers
@@ -11,6 +12,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include "hints.h"
 #include "mech/mech.h"
 
 /* The baseline: operand collectors that read every source from the banks. */
@@ -37,10 +39,27 @@ const TmCoherenceOps tm_coh_none = {.name = "none"};
 /* Every issue slot is the program's. */
 const TmAssistOps tm_assist_none = {.name = "none"};
 
+/* Hints as the runtime gave them: each request's atom and descriptor looked up exactly,
+ * at no cost. */
+static Cycle lookup_exact(void *state, TmCounters *ctr, const struct EmuHintTable *h, TmReq *r,
+                          unsigned n, Cycle now)
+{
+    (void)state, (void)ctr;
+    for (unsigned i = 0; i < n; i++) {
+        r[i].atom = emu_hint_atom(h, r[i].line);
+        r[i].desc = emu_hint_desc(h, r[i].line);
+    }
+    return now;
+}
+const TmLookupOps tm_lookup_exact = {.name = "exact", .tag = lookup_exact};
+
+/* The interleaving's bank and row (memsys.c): nothing to change. */
+const TmMappingOps tm_map_interleave = {.name = "interleave"};
+
 /* Every entry of registry.def, with its slot. Every ops table starts with its name, so one
  * lookup serves all slots. */
 enum { K_ISSUE, K_COLLECTOR, K_PREFETCH, K_OBSERVER, K_RESOURCE, K_PLACEMENT, K_INSERTION,
-       K_TRANSFORM, K_COHERENCE, K_L2PREFETCH, K_ASSIST };
+       K_TRANSFORM, K_COHERENCE, K_L2PREFETCH, K_ASSIST, K_LOOKUP, K_MAPPING };
 
 typedef struct MechEntry {
     int kind;
@@ -59,6 +78,8 @@ static const MechEntry registry[] = {
 #define COHERENCE(name, ops) {K_COHERENCE, &ops},
 #define L2PREFETCH(name, ops) {K_L2PREFETCH, &ops},
 #define ASSIST(name, ops) {K_ASSIST, &ops},
+#define LOOKUP(name, ops) {K_LOOKUP, &ops},
+#define MAPPING(name, ops) {K_MAPPING, &ops},
 #include "mech/registry.def"
 #undef ISSUE
 #undef COLLECTOR
@@ -71,6 +92,8 @@ static const MechEntry registry[] = {
 #undef COHERENCE
 #undef L2PREFETCH
 #undef ASSIST
+#undef LOOKUP
+#undef MAPPING
 };
 
 #define NREGISTRY (sizeof registry / sizeof registry[0])
@@ -126,6 +149,8 @@ LOOKUPS(TmTransformOps, tm_transform, K_TRANSFORM)
 LOOKUPS(TmCoherenceOps, tm_coherence, K_COHERENCE)
 LOOKUPS(TmL2PrefetchOps, tm_l2_prefetch, K_L2PREFETCH)
 LOOKUPS(TmAssistOps, tm_assist, K_ASSIST)
+LOOKUPS(TmLookupOps, tm_lookup, K_LOOKUP)
+LOOKUPS(TmMappingOps, tm_mapping, K_MAPPING)
 #undef LOOKUPS
 
 int tm_insertion_open(const TmInsertionOps **ops, void **state, const EmuConfig *cfg,

@@ -168,6 +168,11 @@ static int gpu_memsys(TmGpu *g, char *err, size_t n)
     if (!g->mem)
         return -1;
     memsys_set_reader(g->mem, read_line, d);
+    TmLaunchView v = tm_gpu_view(g);
+    if (memsys_bind(g->mem, &v) < 0) {
+        snprintf(err, n, "out of host memory");
+        return -1;
+    }
     return 0;
 }
 
@@ -276,6 +281,12 @@ static EmuStatus gpu_setup(TmGpu *g, const EmuModule *m, int kernel, char *err, 
         if (!(g->sm[g->nsm] = tm_sm_new(g, g->nsm, err, n)))
             return EMU_ERR_INVALID_CONFIG;
     return EMU_OK;
+}
+
+TmLaunchView tm_gpu_view(const TmGpu *g)
+{
+    return (TmLaunchView){.hints = &g->d->hints, .grid = g->x->grid,
+                          .nsm = g->cfg->gpu_sm_count, .ctas_per_sm = tm_gpu_ctas_per_sm(g)};
 }
 
 uint32_t tm_gpu_ctas_per_sm(const TmGpu *g)

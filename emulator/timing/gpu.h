@@ -71,6 +71,8 @@ struct TmGpu {
 /* The most CTAs of the launch one SM holds at once by its static needs (warp slots,
  * threads, registers, shared memory, core.max_ctas_per_sm), at least 1. */
 uint32_t tm_gpu_ctas_per_sm(const TmGpu *g);
+/* What the launch's cache policies and DRAM mapping are told of it (slots.h). */
+TmLaunchView tm_gpu_view(const TmGpu *g);
 
 /* Runs the launch x describes (kernel `kernel` of m) in timing mode. Fills *fault on a
  * guest fault, *cycles, *ctr (this launch's counters) and *rep (what the observer

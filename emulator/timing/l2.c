@@ -109,6 +109,7 @@ static int l2_read(L2Slice *s, const TmReq *r, Cycle t, L2Act *act)
             p.insert = TM_INSERT_MRU; /* an atomic's line is written: it stays */
         s->ctr->l2_insert_lru += p.insert == TM_INSERT_LRU;
         s->ctr->l2_bypasses += p.insert == TM_INSERT_BYPASS;
+        s->ctr->l2_pins_soft += p.insert == TM_INSERT_SOFT_PIN;
     }
     if (p.evict_dirty && p.insert != TM_INSERT_BYPASS) {
         act[n++] = writeback(p.evict, p.evict_dirty, t);

@@ -83,6 +83,8 @@ struct LdSt {
     void *obs_state;
     const TmPrefetchOps *pf; /* l1.prefetch */
     void *pf_state;
+    const TmLookupOps *lk;   /* mem.hint_lookup */
+    void *lk_state;
     uint64_t *pfq;          /* [pfq_cap] lines to prefetch, a ring */
     unsigned pfq_cap, pfq_head, pfq_len;
     LdPark park;            /* the assist slot's (ldst_assist), or NULL */
@@ -119,6 +121,12 @@ LdSt *ldst_new(const EmuConfig *cfg, unsigned sm, TmCounters *ctr, char *err, si
         ldst_free(u);
         return NULL;
     }
+    u->lk = tm_lookup_find(cfg->mem_hint_lookup);
+    if (!u->lk || (u->lk->init && !(u->lk_state = u->lk->init(cfg)))) {
+        snprintf(err, n, "mem.hint_lookup: %s", u->lk ? "out of host memory" : "unknown lookup");
+        ldst_free(u);
+        return NULL;
+    }
     u->pfq_cap = cfg->l1_prefetch_queue ? cfg->l1_prefetch_queue : 1;
     if (u->pf->init && !(u->pf_state = u->pf->init(cfg))) {
         snprintf(err, n, "out of memory");
@@ -151,6 +159,8 @@ void ldst_free(LdSt *u)
     l1_free(&u->tex);
     if (u->pf && u->pf->free)
         u->pf->free(u->pf_state);
+    if (u->lk && u->lk->free)
+        u->lk->free(u->lk_state);
     free(u->pfq);
     free(u->acc);
     free(u->free);
@@ -221,19 +231,21 @@ int ldst_observe(LdSt *u, const TmLaunchView *v, const TmObserverOps *obs, void 
     u->hints = emu_hints_any(v->hints) ? v->hints : NULL;
     u->obs = obs && obs->request ? obs : NULL;
     u->obs_state = state;
-    if (u->pf->bind && u->pf->bind(u->pf_state, v) < 0)
+    if ((u->pf->bind && u->pf->bind(u->pf_state, v) < 0) ||
+        (u->lk->bind && u->lk->bind(u->lk_state, v) < 0))
         return -1;
     return l1_bind(&u->l1, v);
 }
 
-/* Tags the queued requests of access a with the hints and shows them to the observer. */
-static void ldst_hints(LdSt *u, const TmAccess *a)
+/* Tags the queued requests of access a (in slot acc) with the hints, through the hint
+ * lookup slot, which may make the access wait; shows them to the observer. */
+static void ldst_hints(LdSt *u, const TmAccess *a, LdAccess *acc, Cycle now)
 {
-    if (u->hints && a->space != TM_LOCAL && a->space != TM_PARAM)
-        for (unsigned i = 0; i < u->qlen; i++) {
-            u->queue[i].atom = emu_hint_atom(u->hints, u->queue[i].line);
-            u->queue[i].desc = emu_hint_desc(u->hints, u->queue[i].line);
-        }
+    if (u->hints && a->space != TM_LOCAL && a->space != TM_PARAM) {
+        Cycle ready = u->lk->tag(u->lk_state, u->ctr, u->hints, u->queue, u->qlen, now);
+        if (ready > acc->done)
+            acc->done = ready;
+    }
     if (u->obs)
         for (unsigned i = 0; i < u->qlen; i++)
             u->obs->request(u->obs_state, &u->queue[i]);
@@ -348,7 +360,7 @@ int ldst_issue(LdSt *u, const TmAccess *a, uint64_t tag, Cycle now)
     u->ctr->ldst_accesses++;
     u->ctr->tex_accesses += a->space == TM_TEX;
     if (u->hints || u->obs)
-        ldst_hints(u, a);
+        ldst_hints(u, a, &u->acc[slot], now);
     if (u->home_by)
         ldst_home(u);
     if (u->pf->observe && a->kind == TM_READ && a->space == TM_GLOBAL)

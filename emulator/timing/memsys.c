@@ -115,6 +115,8 @@ struct MemSys {
     unsigned pf_queue;        /* l2.prefetch_queue */
     const TmTransformOps *xf; /* mem.transform */
     void *xf_state;
+    const TmMappingOps *map;  /* dram.mapping */
+    void *map_state;
     MsChan *parked;           /* [nchan] reads waiting for metadata */
     TmLineRead read;          /* the transform's view of device memory, or NULL */
     void *read_ctx;
@@ -246,6 +248,8 @@ static void ms_to_dram(MemSys *m, const TmReq *r, unsigned slice, Cycle now)
                  .bank = (unsigned)(local / m->lines_per_row % m->banks),
                  .slice = (uint16_t)slice, .sectors = r->sectors,
                  .write = r->kind == TM_WRITE};
+    if (m->map->map)
+        m->map->map(m->map_state, r->line, ch, local, &d.bank, &d.row);
     unsigned plain = tm_nsectors(r->sectors), most = plain;
     TmXfAccess a = {.bursts = plain, .meta_read = TM_XF_NO_META, .meta_wait = TM_XF_NO_META,
                     .meta_write = TM_XF_NO_META};
@@ -395,10 +399,26 @@ MemSys *memsys_new(const EmuConfig *cfg, TmCounters *ctr, char *err, size_t n)
         memsys_free(m);
         return NULL;
     }
+    if (!(m->map = tm_mapping_find(cfg->dram_mapping)) ||
+        (m->map->init && !(m->map_state = m->map->init(cfg)))) {
+        snprintf(err, n, "dram.mapping: %s", m->map ? "out of host memory" : "unknown mapping");
+        memsys_free(m);
+        return NULL;
+    }
     units_reset(m);
     for (unsigned i = 0; i < m->nsm; i++)
         m->recv_head[i] = TM_NEVER;
     return m;
+}
+
+int memsys_bind(MemSys *m, const TmLaunchView *v)
+{
+    for (unsigned i = 0; i < m->nslice; i++) {
+        L2Slice *s = &m->slice[i].l2;
+        if (s->ins && s->ins->bind && s->ins->bind(s->ins_state, v) < 0)
+            return -1;
+    }
+    return m->map->bind && m->map->bind(m->map_state, v) < 0 ? -1 : 0;
 }
 
 int memsys_next_launch(MemSys *m, TmCounters *ctr)
@@ -447,6 +467,8 @@ void memsys_free(MemSys *m)
         return;
     if (m->xf && m->xf->free)
         m->xf->free(m->xf_state);
+    if (m->map && m->map->free)
+        m->map->free(m->map_state);
     if (m->pf && m->pf->free)
         m->pf->free(m->pf_state);
     free(m->linebuf);

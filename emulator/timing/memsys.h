@@ -21,6 +21,10 @@ void memsys_free(MemSys *m);
  * expired in the time between launches) and it adds to ctr from now on. -1, changing
  * nothing, when it is not idle (the last launch ended with requests in flight). */
 int memsys_next_launch(MemSys *m, TmCounters *ctr);
+/* Gives the L2 slices' insertion policies and the DRAM mapping the launch about to run
+ * (slots.h, TmLaunchView): 0, or -1 out of host memory. */
+struct TmLaunchView;
+int memsys_bind(MemSys *m, const struct TmLaunchView *v);
 /* From now on the memory system counts into ctr, or with unit (stats.per_unit) each L2
  * slice into unit[slice] and each DRAM channel into unit[l2.slices + channel], the
  * crossbar still into ctr. */

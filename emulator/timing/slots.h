@@ -30,7 +30,10 @@
  *              so, and how a response crosses to its SM (compression);
  *   coherence  coherence: when an SM's L1 stops trusting what it holds within a launch;
  *   assist     core.assist: work of a mechanism's own in an SM's issue slots, on lines
- *              the memory side marks for it or stores the SM sends (CABA's assist warps).
+ *              the memory side marks for it or stores the SM sends (CABA's assist warps);
+ *   hint lookup  mem.hint_lookup: how a request's atom and descriptor are found, and what
+ *              that costs;
+ *   DRAM mapping  dram.mapping: which bank and row of its channel a line lives in.
  */
 #ifndef EMU_TIMING_SLOTS_H
 #define EMU_TIMING_SLOTS_H
@@ -362,6 +365,44 @@ const TmAssistOps *tm_assist_entry(size_t i);
 void tm_sm_fill(TmSm *sm, const TmReq *r, Cycle now);
 int tm_sm_send(TmSm *sm, const TmReq *r, Cycle now);
 int tm_sm_hold(TmSm *sm, uint16_t slot, int on, Cycle now);
+
+/* The hint lookup slot (mem.hint_lookup): one state per LD/ST unit (per SM). tag gives
+ * the line requests r[0..n) of one access (global, constant or texture memory) their
+ * hints from the launch's table h (TmReq.atom, TmReq.desc) at cycle now, and returns
+ * the first cycle the access may complete (now: the lookup costs nothing; later: the
+ * access waits for it, in parallel with its cache lookups). The baseline, exact, looks
+ * every address up in the runtime's ranges at no cost; a mechanism may model the
+ * hardware that holds the map (XMem's atom lookaside buffer). bind gives it the launch. */
+typedef struct TmLookupOps {
+    const char *name;
+    void *(*init)(const EmuConfig *cfg); /* NULL state: out of host memory */
+    void (*free)(void *state);
+    int (*bind)(void *state, const TmLaunchView *v); /* -1: out of host memory */
+    Cycle (*tag)(void *state, TmCounters *ctr, const struct EmuHintTable *h, TmReq *r,
+                 unsigned n, Cycle now);
+} TmLookupOps;
+
+const TmLookupOps *tm_lookup_find(const char *name);
+const TmLookupOps *tm_lookup_entry(size_t i);
+
+/* The DRAM mapping slot (dram.mapping): one state per memory system. map gives the bank
+ * and row of a DRAM access to line (the device address) that the interleaving put in
+ * channel chan at index local of that channel's lines; *bank and *row come preset to
+ * the interleaving's (docs/timing.md, DRAM), and the result must keep distinct lines of
+ * a channel apart (a bank below dram.banks; a row of its own for each row's worth of
+ * lines). bind gives it each launch (TmLaunchView; its hints are the device's). The
+ * baseline, interleave, changes nothing. */
+typedef struct TmMappingOps {
+    const char *name;
+    void *(*init)(const EmuConfig *cfg); /* NULL state: out of host memory */
+    void (*free)(void *state);
+    int (*bind)(void *state, const TmLaunchView *v); /* -1: out of host memory */
+    void (*map)(void *state, uint64_t line, unsigned chan, uint64_t local, unsigned *bank,
+                uint64_t *row);
+} TmMappingOps;
+
+const TmMappingOps *tm_mapping_find(const char *name);
+const TmMappingOps *tm_mapping_entry(size_t i);
 
 /* The L1 prefetcher named by cfg->l1_prefetch, or NULL (registry.def). */
 const TmPrefetchOps *tm_prefetch_find(const char *name);

@@ -112,8 +112,7 @@ TmSm *tm_sm_new(TmGpu *g, uint32_t id, char *err, size_t n)
         if (!sm->ldst)
             return tm_sm_free(sm), NULL;
         ldst_connect(sm->ldst, g->mem, &g->d->uvm, &g->d->props);
-        TmLaunchView v = {.hints = &g->d->hints, .grid = g->x->grid, .nsm = cfg->gpu_sm_count,
-                          .ctas_per_sm = tm_gpu_ctas_per_sm(g)};
+        TmLaunchView v = tm_gpu_view(g);
         bad = ldst_observe(sm->ldst, &v, g->obs, g->mech[TM_SLOT_OBSERVER].state) < 0;
         ldst_coherence(sm->ldst, g->coh, g->mech[TM_SLOT_COHERENCE].state);
         if (sm->assist->fill || sm->assist->store)

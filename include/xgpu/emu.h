@@ -249,10 +249,23 @@ typedef struct EmuDescRange {
     uint32_t ctile[3];    /* C-Tile, in CTAs */
     int64_t stride;       /* elements */
 } EmuDescRange;
+/* An atom's attributes (<xgpu/xmem.h>'s XMemAttrs: the Global Attribute Table's record),
+ * from which the hardware fills its private attribute tables. */
+typedef struct EmuAtomAttr {
+    uint32_t value_props;
+    uint8_t pattern;    /* XMemPattern: 0 none, 1 REGULAR, 2 IRREGULAR, 3 NON_DET */
+    uint8_t rw;         /* XMemRW: 0 read only, 1 read-write, 2 write only */
+    uint8_t intensity;  /* 0 = coldest */
+    uint8_t reuse;
+    uint16_t elem_size; /* bytes, 0 = unknown */
+    int64_t stride;     /* bytes */
+} EmuAtomAttr;
 typedef struct EmuHints {
     const EmuAtomRange *atoms;
     size_t natoms;
     uint8_t active[32];       /* bit i: atom i is active (AtomActivate) */
+    const EmuAtomAttr *attrs; /* [nattrs]: atom i's attributes (NULL: none known) */
+    size_t nattrs;
     const EmuDescRange *descs;
     size_t ndescs;
 } EmuHints;
