@@ -4,7 +4,9 @@
  * maps) shows requests in exactly those atoms in every launch, and ldesc_histo (two
  * Locality Descriptors) in its two descriptors; every line request is counted once (the
  * per-atom or per-descriptor requests plus the unhinted ones equal coalescer.requests);
- * and observing changes no timing (cycles equal mem.observer = none).
+ * each atom's and descriptor's L1 outcomes are at most its requests, and its L2 outcomes
+ * are exactly its L1 misses; the working sets are counted; and observing changes no
+ * timing (cycles equal mem.observer = none).
  */
 #include <json-c/json.h>
 
@@ -47,7 +49,25 @@ static void check(const char *text, const char *prefix, int kinds)
             cr_expect_gt(json_object_get_uint64(val), 0, "%s", key);
             sum += json_object_get_uint64(val);
             seen++;
+            /* its reads at the L1, and the L1's misses at the L2 (no prefetcher) */
+            char base[96], f[128];
+            snprintf(base, sizeof base, "%.*s", (int)(k - 9), key);
+            uint64_t v[6];
+            const char *fig[6] = {"l1_hits", "l1_misses", "l1_merges", "l2_hits", "l2_misses",
+                                  "l2_merges"};
+            for (int j = 0; j < 6; j++) {
+                snprintf(f, sizeof f, "%s.%s", base, fig[j]);
+                cr_assert(json_object_object_get_ex(ob, f, NULL), "no %s", f);
+                v[j] = get(ob, f);
+            }
+            cr_expect_leq(v[0] + v[1] + v[2], json_object_get_uint64(val), "%s", base);
+            cr_expect_eq(v[3] + v[4] + v[5], v[1], "%s: every L1 miss looked up once at the L2",
+                         base);
         }
+        uint64_t lines = get(ob, "hints.working_set.lines"), most = get(ob, "hints.working_set.max");
+        cr_expect(most > 0 && most <= lines && lines <= sum, "working set %llu, max %llu",
+                  (unsigned long long)lines, (unsigned long long)most);
+        cr_expect_geq(get(ob, "hints.working_set.sms"), 1);
         cr_expect_eq(seen, kinds, "launch %zu: %d %s kinds, want %d", i, seen, prefix, kinds);
         cr_expect_eq(sum, get(tm, "coalescer.requests"), "launch %zu: requests counted %llu",
                      i, (unsigned long long)sum);

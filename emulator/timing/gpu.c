@@ -169,6 +169,7 @@ static int gpu_memsys(TmGpu *g, char *err, size_t n)
         return -1;
     memsys_set_reader(g->mem, read_line, d);
     TmLaunchView v = tm_gpu_view(g);
+    memsys_observe(g->mem, g->obs, g->mech[TM_SLOT_OBSERVER].state);
     if (memsys_bind(g->mem, &v) < 0) {
         snprintf(err, n, "out of host memory");
         return -1;

@@ -116,6 +116,10 @@ static int l2_read(L2Slice *s, const TmReq *r, Cycle t, L2Act *act)
         s->ctr->l2_writebacks++;
     }
     cache_apply(&s->c, r, &p);
+    if (s->obs && r->kind == TM_READ)
+        s->obs->outcome(s->obs_state, r, 2,
+                        p.out == CACHE_HIT ? TM_OUT_HIT : p.out == CACHE_MISS ? TM_OUT_MISS
+                                                                              : TM_OUT_MERGE);
     if (r->kind == TM_ATOMIC)
         p.line->dirty |= r->sectors;
     if (p.out == CACHE_HIT) {

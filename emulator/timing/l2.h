@@ -28,6 +28,8 @@ typedef struct L2Slice {
     TmCounters *ctr;
     const struct TmInsertionOps *ins; /* l2.insertion */
     void *ins_state;
+    const struct TmObserverOps *obs;  /* the launch's observer of outcomes, or NULL */
+    void *obs_state;
 } L2Slice;
 
 int l2_init(L2Slice *s, const EmuConfig *cfg, unsigned id, TmCounters *ctr, char *err,

@@ -306,6 +306,10 @@ static int ldst_lookup(LdSt *u, Cycle now)
             break;
         }
         u->port_used++, u->qhead++, u->head_tried = 0, work++;
+        if (u->obs && u->obs->outcome && r->kind == TM_READ && u->cache == &u->l1)
+            u->obs->outcome(u->obs_state, r, 1,
+                            res == L1_DONE ? TM_OUT_HIT : res == L1_MISS ? TM_OUT_MISS
+                                                                         : TM_OUT_MERGE);
         if (res == L1_DONE)
             acc_resolve(u, (unsigned)r->tag, ready);
         else if (res == L1_MISS && u->pf->miss && u->cache == &u->l1)

@@ -411,6 +411,14 @@ MemSys *memsys_new(const EmuConfig *cfg, TmCounters *ctr, char *err, size_t n)
     return m;
 }
 
+void memsys_observe(MemSys *m, const TmObserverOps *obs, void *state)
+{
+    for (unsigned i = 0; i < m->nslice; i++) {
+        m->slice[i].l2.obs = obs && obs->outcome ? obs : NULL;
+        m->slice[i].l2.obs_state = state;
+    }
+}
+
 int memsys_bind(MemSys *m, const TmLaunchView *v)
 {
     for (unsigned i = 0; i < m->nslice; i++) {

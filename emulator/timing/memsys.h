@@ -25,6 +25,10 @@ int memsys_next_launch(MemSys *m, TmCounters *ctr);
  * (slots.h, TmLaunchView): 0, or -1 out of host memory. */
 struct TmLaunchView;
 int memsys_bind(MemSys *m, const struct TmLaunchView *v);
+/* Shows the L2 slices' demand read outcomes to the launch's observer (slots.h; NULL:
+ * none). */
+struct TmObserverOps;
+void memsys_observe(MemSys *m, const struct TmObserverOps *obs, void *state);
 /* From now on the memory system counts into ctr, or with unit (stats.per_unit) each L2
  * slice into unit[slice] and each DRAM channel into unit[l2.slices + channel], the
  * crossbar still into ctr. */

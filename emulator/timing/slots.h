@@ -126,13 +126,17 @@ typedef struct TmPrefetchOps {
 
 /* The request observer slot (mem.observer): one state per launch (its launch.begin,
  * TmGpu.mech[TM_SLOT_OBSERVER]); request sees every line request an LD/ST unit makes,
- * after the hint lookup (TmReq.atom, .desc); report names what it counted when the launch
- * ends (emit: a figure of the launch's statistics, "observed" in the JSON). */
+ * after the hint lookup (TmReq.atom, .desc); outcome what became of each demand read an
+ * L1 (level 1) or an L2 slice (level 2) looked up (TmOutcome); report names what it
+ * counted when the launch ends (emit: a figure of the launch's statistics, "observed" in
+ * the JSON). With an observer that sees requests the SMs tick on one host thread. */
+typedef enum TmOutcome { TM_OUT_HIT, TM_OUT_MISS, TM_OUT_MERGE } TmOutcome;
 typedef void (*TmReportEmit)(void *ctx, const char *name, uint64_t value);
 typedef struct TmObserverOps {
     const char *name;
     TmLaunchHooks launch;
     void (*request)(void *state, const TmReq *r);
+    void (*outcome)(void *state, const TmReq *r, unsigned level, TmOutcome out);
     void (*report)(const TmGpu *g, void *state, TmReportEmit emit, void *ctx);
 } TmObserverOps;
 
