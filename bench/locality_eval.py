@@ -1,0 +1,318 @@
+#!/usr/bin/env python3
+"""Locality Descriptor and XMem evaluation, on gtx480.
+
+Every run is timing mode on the gtx480 preset (the papers' single-chip GPU,
+docs/presets.md) with the hints observer (mem.observer = hints: per-structure hit rates
+and each SM's working set; it changes no cycle). Three parts, one sweep
+(tools/xgpu-sweep, docs/sweeps.md), so `--backend slurm` sends the whole evaluation to a
+cluster and a rerun skips what is complete:
+
+  ldesc   every Locality Descriptor sample under ldesc.mode = off (baseline), cta, cache
+          and all (docs/ldesc.md)
+  tiling  XMem's tiling experiment: xmem_tile over tile sizes from well inside to well
+          beyond the 16 KB L1, xmem.mode = off and cache (docs/xmem.md)
+  dram    XMem's DRAM placement: the atom-annotated streaming kernels, xmem.mode = off and
+          dram
+
+Writes to OUT (default BUILD/locality-eval): results.json (every run's figures),
+ldesc.md and xmem.md (tables beside the papers' numbers), and the plots
+ldesc-speedup.svg/.pdf, ldesc-l1.svg/.pdf, xmem-tiling.svg/.pdf.
+
+Definitions: speedup = baseline cycles / cycles - 1 (geometric mean over workloads); L1
+hit rate = l1.hits / (l1.hits + l1.misses + l1.mshr_merges) (demand reads); MSHR hits =
+l1.mshr_merges; working set = distinct lines per SM (hints.working_set.lines / .sms);
+prefetch accuracy = l1.prefetch_hits / l1.prefetches, coverage = l1.prefetch_hits /
+(l1.prefetch_hits + l1.misses); row-buffer hit rate = dram.row_hits / (dram.row_hits +
+dram.row_misses); tiling slowdown = the best IPC over the tile sizes (the baseline's) /
+IPC - 1, averaged over the tile sizes beyond the L1. Every run must print PASS and
+issue the baseline's warp instructions.
+
+usage: bench/locality_eval.py [BUILD_DIR] [--out DIR] [--jobs N] [--backend local|slurm]
+                              [--sweep-arg ARG]... [--quick]
+"""
+import argparse
+import glob
+import json
+import math
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import plots as mpl  # noqa: E402
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+PRESET = "gtx480"
+
+# name -> (sample, arguments): the Locality Descriptor samples (docs/samples.md)
+LDESC = {
+    "histo": ("ldesc_histo", []),
+    "stencil": ("ld_stencil", []),
+    "spmv": ("ld_spmv", []),
+    "conv": ("ld_conv", []),
+    "state": ("ld_state", []),
+    "stream": ("ld_stream", []),
+}
+LDESC_MODES = ["cta", "cache", "all"]
+
+# XMem's tiling experiment: tile sizes in KB (the L1 is 16 KB), xmem_tile's reps and tiles
+TILES_KB = [2, 4, 8, 12, 16, 24, 32, 48, 64]
+TILE_ARGS = ["4", "4"]
+L1_KB = 16
+
+# XMem's DRAM placement: atom-annotated programs with several hot arrays
+DRAM = {
+    "streams": ("xmem_streams", ["262144", "2"]),
+    "tiled": ("xmem_tiled", []),
+}
+
+# The papers' figures (docs/ldesc.md, docs/xmem.md): Locality Descriptor (ISCA 2018)
+# cache mode +26.6% (up to 46.6%), L1 hit rate +41.1% (up to 57.7%), CTA scheduling alone
+# +2.1% with working set -67.8% and MSHR hits +17%; XMem (ISCA 2018) tiling thrash
+# slowdown 64.8% -> 26.9% on average (up to 7.6x -> 4.6x), DRAM placement +8.5% (up to
+# 31.9%, ideal 24.4%), read latency -12.6%.
+PAPER = {"cache": 26.6, "cache_max": 46.6, "l1": 41.1, "l1_max": 57.7, "cta": 2.1,
+         "ws": -67.8, "mshr": 17.0, "thrash_base": 64.8, "thrash_xmem": 26.9,
+         "thrash_base_max": 7.6, "thrash_xmem_max": 4.6, "dram": 8.5, "dram_max": 31.9,
+         "dram_ideal": 24.4}
+
+
+def programs(quick):
+    """(name, command arguments after the sample path, sample, points) of every program."""
+    out = []
+    for w, (s, args) in LDESC.items():
+        pts = [{}] + [{"ldesc.mode": m} for m in LDESC_MODES]
+        out.append((f"ld-{w}", s, args, pts))
+    for kb in (TILES_KB[::2] if quick else TILES_KB):
+        out.append((f"tile-{kb}", "xmem_tile", [str(kb)] + TILE_ARGS,
+                    [{}, {"xmem.mode": "cache"}]))
+    for w, (s, args) in DRAM.items():
+        out.append((f"dram-{w}", s, args, [{}, {"xmem.mode": "dram"}]))
+    return out
+
+
+def sweep_file(path, build, quick):
+    lines = ['mode = "timing"', "timeout = 3600", "[axes]", f"preset = [{json.dumps(PRESET)}]",
+             "[set]", '"mem.observer" = "hints"']
+    for name, sample, args, pts in programs(quick):
+        lines += ["", "[[program]]", f"name = {json.dumps(name)}",
+                  f"command = {json.dumps([os.path.join(build, 'samples', sample)] + args)}",
+                  f"cwd = {json.dumps(ROOT)}"]
+        for p in pts:
+            lines.append("[[program.point]]")
+            lines += [f"{json.dumps(k)} = {json.dumps(v)}" for k, v in p.items()]
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def label_of(params):
+    return params.get("ldesc.mode") or params.get("xmem.mode") or "baseline"
+
+
+def ratio(a, b):
+    return a / b if b else None
+
+
+def load_runs(res_dir):
+    """{(program, design label): figures}."""
+    out = {}
+    for rd in glob.glob(os.path.join(res_dir, "runs", "*", "result.json")):
+        with open(rd) as f:
+            r = json.load(f)
+        key = (r["program"], label_of(r["params"]))
+        stdout = open(os.path.join(os.path.dirname(rd), "stdout.txt"), errors="replace").read()
+        if r["status"] != 0 or "PASS" not in stdout:
+            sys.exit(f"{key}: failed\n{stdout[-2000:]}{r.get('stderr_tail') or ''}")
+        t = r["stats"]["totals"]
+        tm, ob = t.get("timing") or {}, t.get("observed") or {}
+        l1 = tm.get("l1.hits", 0) + tm.get("l1.misses", 0) + tm.get("l1.mshr_merges", 0)
+        rows = tm.get("dram.row_hits", 0) + tm.get("dram.row_misses", 0)
+        alb = tm.get("xmem.alb_hits", 0) + tm.get("xmem.alb_misses", 0)
+        out[key] = {"cycles": t["cycles"], "warp_instructions": t["warp_instructions"],
+                    "ipc": ratio(t["warp_instructions"], t["cycles"]),
+                    "l1_hit_rate": ratio(tm.get("l1.hits", 0), l1),
+                    "l1_misses": tm.get("l1.misses", 0),
+                    "mshr_hits": tm.get("l1.mshr_merges", 0),
+                    "prefetches": tm.get("l1.prefetches", 0),
+                    "prefetch_hits": tm.get("l1.prefetch_hits", 0),
+                    "prefetch_late": tm.get("l1.prefetch_late", 0),
+                    "prefetch_evicted": tm.get("l1.prefetch_evicted", 0),
+                    "pins": tm.get("l1.pins_soft", 0) + tm.get("l1.pins_hard", 0),
+                    "bypasses": tm.get("l1.bypasses", 0),
+                    "row_hit_rate": ratio(tm.get("dram.row_hits", 0), rows),
+                    "alb_hit_rate": ratio(tm.get("xmem.alb_hits", 0), alb),
+                    "working_set": ratio(ob.get("hints.working_set.lines", 0),
+                                         ob.get("hints.working_set.sms", 0)),
+                    "clusters": tm.get("ldesc.clusters", 0)}
+    return out
+
+
+def geomean(xs):
+    xs = [x for x in xs if x is not None]
+    return math.exp(sum(math.log(1 + x) for x in xs) / len(xs)) - 1 if xs else None
+
+
+def mean(xs):
+    xs = [x for x in xs if x is not None]
+    return sum(xs) / len(xs) if xs else None
+
+
+def pct(v, signed=True):
+    return "—" if v is None else (f"{100 * v:+.1f}%" if signed else f"{100 * v:.1f}%")
+
+
+def check_same_work(runs, prog, labels):
+    base = runs[(prog, "baseline")]
+    for lab in labels:
+        if (prog, lab) not in runs:
+            sys.exit(f"{prog}: missing run {lab}")
+        if runs[(prog, lab)]["warp_instructions"] != base["warp_instructions"]:
+            sys.exit(f"{prog} under {lab}: {runs[(prog, lab)]['warp_instructions']} warp "
+                     f"instructions, baseline {base['warp_instructions']}")
+
+
+def ldesc_table(runs, path):
+    ws = list(LDESC)
+    for w in ws:
+        check_same_work(runs, f"ld-{w}", LDESC_MODES)
+    f = {w: {lab: runs[(f"ld-{w}", lab)] for lab in ["baseline"] + LDESC_MODES} for w in ws}
+    sp = {lab: {w: f[w]["baseline"]["cycles"] / f[w][lab]["cycles"] - 1 for w in ws}
+          for lab in LDESC_MODES}
+    avg = {lab: geomean(sp[lab].values()) for lab in LDESC_MODES}
+    l1 = {lab: {w: f[w][lab]["l1_hit_rate"] for w in ws} for lab in ["baseline"] + LDESC_MODES}
+    l1_rel = {w: ratio(l1["cache"][w], l1["baseline"][w]) for w in ws}
+    wset = {w: ratio(f[w]["cta"]["working_set"], f[w]["baseline"]["working_set"]) for w in ws}
+    mshr = {w: ratio(f[w]["cta"]["mshr_hits"], f[w]["baseline"]["mshr_hits"]) for w in ws}
+    rel = lambda d: mean([v - 1 for v in d.values() if v is not None])  # noqa: E731
+    L = ["# Locality Descriptor evaluation", "",
+         f"Generated by `bench/locality_eval.py` (docs/ldesc.md), preset {PRESET}.", "",
+         "| figure | paper | ours |", "|---|---|---|",
+         f"| cache mode speedup (geomean) | +{PAPER['cache']}% (up to +{PAPER['cache_max']}%) "
+         f"| {pct(avg['cache'])} (up to {pct(max(sp['cache'].values()))}) |",
+         f"| all (CTA clustering + cache) speedup | — | {pct(avg['all'])} |",
+         f"| CTA scheduling alone: speedup | +{PAPER['cta']}% | {pct(avg['cta'])} |",
+         f"| CTA scheduling alone: working set per SM | {PAPER['ws']}% | {pct(rel(wset))} |",
+         f"| CTA scheduling alone: MSHR hits | +{PAPER['mshr']}% | {pct(rel(mshr))} |",
+         f"| cache mode: L1 hit rate (relative) | +{PAPER['l1']}% (up to +{PAPER['l1_max']}%) "
+         f"| {pct(rel(l1_rel))} |", "",
+         "| workload | speedup cta | cache | all | L1 hit rate base / cache / all | "
+         "working set per SM (lines) base / cta | MSHR hits base / cta | "
+         "prefetches (cache): accuracy / coverage / late / evicted unread | "
+         "pinned / bypassed lines (cache) | row-buffer hits base / all |",
+         "|---|---|---|---|---|---|---|---|---|---|"]
+    for w in ws:
+        b, c, a = f[w]["baseline"], f[w]["cache"], f[w]["all"]
+        acc = ratio(c["prefetch_hits"], c["prefetches"])
+        cov = ratio(c["prefetch_hits"], c["prefetch_hits"] + c["l1_misses"])
+        L.append(f"| {w} | {pct(sp['cta'][w])} | {pct(sp['cache'][w])} | {pct(sp['all'][w])} | "
+                 f"{pct(b['l1_hit_rate'], False)} / {pct(c['l1_hit_rate'], False)} / "
+                 f"{pct(a['l1_hit_rate'], False)} | {b['working_set'] or 0:.0f} / "
+                 f"{f[w]['cta']['working_set'] or 0:.0f} | {b['mshr_hits']} / "
+                 f"{f[w]['cta']['mshr_hits']} | {pct(acc, False)} / {pct(cov, False)} / "
+                 f"{c['prefetch_late']} / {c['prefetch_evicted']} | {c['pins']} / "
+                 f"{c['bypasses']} | {pct(b['row_hit_rate'], False)} / "
+                 f"{pct(a['row_hit_rate'], False)} |")
+    with open(path, "w") as fh:
+        fh.write("\n".join(L) + "\n")
+    return ws, f, sp, avg
+
+
+def tiling(runs, kbs):
+    for kb in kbs:
+        check_same_work(runs, f"tile-{kb}", ["cache"])
+    ipc = {lab: [runs[(f"tile-{kb}", lab)]["ipc"] for kb in kbs] for lab in ["baseline", "cache"]}
+    best = max(ipc["baseline"])
+    slow = {lab: [best / v - 1 for v in ipc[lab]] for lab in ipc}
+    beyond = [i for i, kb in enumerate(kbs) if kb > L1_KB]
+    return ipc, slow, beyond
+
+
+def xmem_table(runs, path, kbs):
+    ipc, slow, beyond = tiling(runs, kbs)
+    avg = {lab: mean([slow[lab][i] for i in beyond]) for lab in slow}
+    top = {lab: max(slow[lab][i] for i in beyond) for lab in slow}
+    ds = list(DRAM)
+    for w in ds:
+        check_same_work(runs, f"dram-{w}", ["dram"])
+    dsp = {w: runs[(f"dram-{w}", "baseline")]["cycles"] / runs[(f"dram-{w}", "dram")]["cycles"] - 1
+           for w in ds}
+    L = ["# XMem evaluation", "",
+         f"Generated by `bench/locality_eval.py` (docs/xmem.md), preset {PRESET} "
+         f"(L1 {L1_KB} KB per SM, L2 768 KB).", "",
+         "| figure | paper | ours |", "|---|---|---|",
+         f"| tiling: slowdown from thrashing, baseline (mean over tiles > L1; max) | "
+         f"{PAPER['thrash_base']}% (up to {PAPER['thrash_base_max']}x) | {pct(avg['baseline'], False)} "
+         f"({1 + top['baseline']:.2f}x) |",
+         f"| tiling: the same under XMem (xmem.mode = cache) | {PAPER['thrash_xmem']}% (up to "
+         f"{PAPER['thrash_xmem_max']}x) | {pct(avg['cache'], False)} ({1 + top['cache']:.2f}x) |",
+         f"| DRAM placement speedup (geomean) | +{PAPER['dram']}% (up to +{PAPER['dram_max']}%; "
+         f"ideal +{PAPER['dram_ideal']}%) | {pct(geomean(dsp.values()))} |", "",
+         "## Tiling", "",
+         "| tile | IPC baseline | IPC XMem | slowdown baseline | slowdown XMem | "
+         "L1 hit rate baseline / XMem | ALB hit rate |", "|---|---|---|---|---|---|---|"]
+    for i, kb in enumerate(kbs):
+        b, c = runs[(f"tile-{kb}", "baseline")], runs[(f"tile-{kb}", "cache")]
+        L.append(f"| {kb} KB | {ipc['baseline'][i]:.3f} | {ipc['cache'][i]:.3f} | "
+                 f"{pct(slow['baseline'][i], False)} | {pct(slow['cache'][i], False)} | "
+                 f"{pct(b['l1_hit_rate'], False)} / {pct(c['l1_hit_rate'], False)} | "
+                 f"{pct(c['alb_hit_rate'], False)} |")
+    L += ["", "## DRAM placement", "",
+          "| workload | speedup | row-buffer hit rate baseline / XMem |", "|---|---|---|"]
+    for w in ds:
+        b, d = runs[(f"dram-{w}", "baseline")], runs[(f"dram-{w}", "dram")]
+        L.append(f"| {w} | {pct(dsp[w])} | {pct(b['row_hit_rate'], False)} / "
+                 f"{pct(d['row_hit_rate'], False)} |")
+    with open(path, "w") as fh:
+        fh.write("\n".join(L) + "\n")
+    return ipc, slow, avg, dsp
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("build", nargs="?", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--out")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--backend", choices=["local", "slurm"], default="local")
+    ap.add_argument("--sweep-arg", action="append", default=[])
+    ap.add_argument("--quick", action="store_true", help="every other tile size")
+    a = ap.parse_args()
+    build = os.path.abspath(a.build)
+    out = os.path.abspath(a.out or os.path.join(build, "locality-eval"))
+    os.makedirs(out, exist_ok=True)
+    sweep = os.path.join(out, "locality.toml")
+    sweep_file(sweep, build, a.quick)
+    res_dir = os.path.join(out, "sweep")
+    cmd = [os.path.join(build, "bin", "xgpu-sweep"), "run", sweep, "--out", res_dir,
+           "--jobs", str(a.jobs)]
+    if a.backend == "slurm":
+        cmd += ["--backend", "slurm"]
+    r = subprocess.run(cmd + a.sweep_arg)
+    if r.returncode != 0:
+        sys.exit(f"{' '.join(cmd)}: exit {r.returncode}")
+    runs = load_runs(res_dir)
+    with open(os.path.join(out, "results.json"), "w") as fh:
+        json.dump({"runs": {f"{k[0]}|{k[1]}": v for k, v in sorted(runs.items())}}, fh,
+                  indent=1, sort_keys=True)
+    kbs = TILES_KB[::2] if a.quick else TILES_KB
+    ws, f, sp, avg = ldesc_table(runs, os.path.join(out, "ldesc.md"))
+    ipc, slow, tavg, dsp = xmem_table(runs, os.path.join(out, "xmem.md"), kbs)
+    mpl.bars(os.path.join(out, "ldesc-speedup.svg"),
+             f"Locality Descriptor: speedup over the baseline, {PRESET}", "speedup", ws,
+             LDESC_MODES, [[1 + sp[lab][w] for w in ws] for lab in LDESC_MODES], baseline=1.0)
+    mpl.bars(os.path.join(out, "ldesc-l1.svg"), f"L1 hit rate, {PRESET}", "hit rate", ws,
+             ["baseline"] + LDESC_MODES,
+             [[f[w][lab]["l1_hit_rate"] for w in ws] for lab in ["baseline"] + LDESC_MODES])
+    mpl.lines(os.path.join(out, "xmem-tiling.svg"),
+              f"XMem tiling: slowdown against the best tile, {PRESET} (L1 {L1_KB} KB)",
+              "tile size (KB)", "slowdown", kbs, ["baseline", "XMem (xmem.mode = cache)"],
+              [slow["baseline"], slow["cache"]])
+    for lab in LDESC_MODES:
+        print(f"ldesc {lab:6s} speedup {pct(avg[lab])}")
+    print(f"xmem tiling slowdown beyond the L1: baseline {pct(tavg['baseline'], False)}, "
+          f"xmem {pct(tavg['cache'], False)}")
+    print(f"xmem dram placement speedup {pct(geomean(dsp.values()))}")
+    print(f"tables: {os.path.join(out, 'ldesc.md')}, {os.path.join(out, 'xmem.md')}")
+
+
+if __name__ == "__main__":
+    main()
