@@ -16,10 +16,12 @@ cluster and a rerun skips what is complete:
 
 Writes to OUT (default BUILD/locality-eval): results.json (every run's figures),
 ldesc.md and xmem.md (tables beside the papers' numbers), and the plots
-ldesc-speedup.svg/.pdf, ldesc-l1.svg/.pdf, xmem-tiling.svg/.pdf.
+ldesc-speedup.svg/.pdf, ldesc-l1.svg/.pdf, xmem-tiling.svg/.pdf (with --docs the SVGs are also
+copied into docs/, where docs/ldesc.md and docs/xmem.md show them).
 
 Definitions: speedup = baseline cycles / cycles - 1 (geometric mean over workloads); L1
-hit rate = l1.hits / (l1.hits + l1.misses + l1.mshr_merges) (demand reads); MSHR hits =
+hit rate = l1.hits / (l1.hits + l1.misses + l1.mshr_merges) (demand reads), its change in
+percentage points (a relative change explodes on a near-zero baseline); MSHR hits =
 l1.mshr_merges; working set = distinct lines per SM (hints.working_set.lines / .sms);
 prefetch accuracy = l1.prefetch_hits / l1.prefetches, coverage = l1.prefetch_hits /
 (l1.prefetch_hits + l1.misses); row-buffer hit rate = dram.row_hits / (dram.row_hits +
@@ -28,13 +30,14 @@ IPC - 1, averaged over the tile sizes beyond the L1. Every run must print PASS a
 issue the baseline's warp instructions.
 
 usage: bench/locality_eval.py [BUILD_DIR] [--out DIR] [--jobs N] [--backend local|slurm]
-                              [--sweep-arg ARG]... [--quick]
+                              [--sweep-arg ARG]... [--quick] [--docs]
 """
 import argparse
 import glob
 import json
 import math
 import os
+import shutil
 import subprocess
 import sys
 
@@ -46,7 +49,7 @@ PRESET = "gtx480"
 
 # name -> (sample, arguments): the Locality Descriptor samples (docs/samples.md)
 LDESC = {
-    "histo": ("ldesc_histo", []),
+    "histo": ("ldesc_histo", ["4"]),
     "stencil": ("ld_stencil", []),
     "spmv": ("ld_spmv", []),
     "conv": ("ld_conv", []),
@@ -56,8 +59,8 @@ LDESC = {
 LDESC_MODES = ["cta", "cache", "all"]
 
 # XMem's tiling experiment: tile sizes in KB (the L1 is 16 KB), xmem_tile's reps and tiles
-TILES_KB = [2, 4, 8, 12, 16, 24, 32, 48, 64]
-TILE_ARGS = ["4", "4"]
+TILES_KB = [2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128]
+TILE_ARGS = ["8", "4"]
 L1_KB = 16
 
 # XMem's DRAM placement: atom-annotated programs with several hot arrays
@@ -127,11 +130,13 @@ def load_runs(res_dir):
         tm, ob = t.get("timing") or {}, t.get("observed") or {}
         l1 = tm.get("l1.hits", 0) + tm.get("l1.misses", 0) + tm.get("l1.mshr_merges", 0)
         rows = tm.get("dram.row_hits", 0) + tm.get("dram.row_misses", 0)
+        l2 = tm.get("l2.hits", 0) + tm.get("l2.misses", 0) + tm.get("l2.mshr_merges", 0)
         alb = tm.get("xmem.alb_hits", 0) + tm.get("xmem.alb_misses", 0)
         out[key] = {"cycles": t["cycles"], "warp_instructions": t["warp_instructions"],
                     "ipc": ratio(t["warp_instructions"], t["cycles"]),
                     "l1_hit_rate": ratio(tm.get("l1.hits", 0), l1),
                     "l1_misses": tm.get("l1.misses", 0),
+                    "l2_hit_rate": ratio(tm.get("l2.hits", 0), l2),
                     "mshr_hits": tm.get("l1.mshr_merges", 0),
                     "prefetches": tm.get("l1.prefetches", 0),
                     "prefetch_hits": tm.get("l1.prefetch_hits", 0),
@@ -180,7 +185,7 @@ def ldesc_table(runs, path):
           for lab in LDESC_MODES}
     avg = {lab: geomean(sp[lab].values()) for lab in LDESC_MODES}
     l1 = {lab: {w: f[w][lab]["l1_hit_rate"] for w in ws} for lab in ["baseline"] + LDESC_MODES}
-    l1_rel = {w: ratio(l1["cache"][w], l1["baseline"][w]) for w in ws}
+    l1_pp = {w: l1["cache"][w] - l1["baseline"][w] for w in ws}
     wset = {w: ratio(f[w]["cta"]["working_set"], f[w]["baseline"]["working_set"]) for w in ws}
     mshr = {w: ratio(f[w]["cta"]["mshr_hits"], f[w]["baseline"]["mshr_hits"]) for w in ws}
     rel = lambda d: mean([v - 1 for v in d.values() if v is not None])  # noqa: E731
@@ -193,20 +198,22 @@ def ldesc_table(runs, path):
          f"| CTA scheduling alone: speedup | +{PAPER['cta']}% | {pct(avg['cta'])} |",
          f"| CTA scheduling alone: working set per SM | {PAPER['ws']}% | {pct(rel(wset))} |",
          f"| CTA scheduling alone: MSHR hits | +{PAPER['mshr']}% | {pct(rel(mshr))} |",
-         f"| cache mode: L1 hit rate (relative) | +{PAPER['l1']}% (up to +{PAPER['l1_max']}%) "
-         f"| {pct(rel(l1_rel))} |", "",
+         f"| cache mode: L1 hit rate | +{PAPER['l1']}% (up to +{PAPER['l1_max']}%) "
+         f"| {100 * mean(l1_pp.values()):+.1f} points (up to {100 * max(l1_pp.values()):+.1f}) |",
+         "",
          "| workload | speedup cta | cache | all | L1 hit rate base / cache / all | "
-         "working set per SM (lines) base / cta | MSHR hits base / cta | "
-         "prefetches (cache): accuracy / coverage / late / evicted unread | "
-         "pinned / bypassed lines (cache) | row-buffer hits base / all |",
-         "|---|---|---|---|---|---|---|---|---|---|"]
+         "L2 hit rate base / cache | working set per SM (lines) base / cta | "
+         "MSHR hits base / cta | prefetches (cache): accuracy / coverage / late / evicted "
+         "unread | pinned / bypassed lines (cache) | row-buffer hits base / all |",
+         "|---|---|---|---|---|---|---|---|---|---|---|"]
     for w in ws:
         b, c, a = f[w]["baseline"], f[w]["cache"], f[w]["all"]
         acc = ratio(c["prefetch_hits"], c["prefetches"])
         cov = ratio(c["prefetch_hits"], c["prefetch_hits"] + c["l1_misses"])
         L.append(f"| {w} | {pct(sp['cta'][w])} | {pct(sp['cache'][w])} | {pct(sp['all'][w])} | "
                  f"{pct(b['l1_hit_rate'], False)} / {pct(c['l1_hit_rate'], False)} / "
-                 f"{pct(a['l1_hit_rate'], False)} | {b['working_set'] or 0:.0f} / "
+                 f"{pct(a['l1_hit_rate'], False)} | {pct(b['l2_hit_rate'], False)} / "
+                 f"{pct(c['l2_hit_rate'], False)} | {b['working_set'] or 0:.0f} / "
                  f"{f[w]['cta']['working_set'] or 0:.0f} | {b['mshr_hits']} / "
                  f"{f[w]['cta']['mshr_hits']} | {pct(acc, False)} / {pct(cov, False)} / "
                  f"{c['prefetch_late']} / {c['prefetch_evicted']} | {c['pins']} / "
@@ -275,6 +282,8 @@ def main():
     ap.add_argument("--backend", choices=["local", "slurm"], default="local")
     ap.add_argument("--sweep-arg", action="append", default=[])
     ap.add_argument("--quick", action="store_true", help="every other tile size")
+    ap.add_argument("--docs", action="store_true",
+                    help="also copy the plots (SVG) into docs/ for docs/ldesc.md and docs/xmem.md")
     a = ap.parse_args()
     build = os.path.abspath(a.build)
     out = os.path.abspath(a.out or os.path.join(build, "locality-eval"))
@@ -306,6 +315,9 @@ def main():
               f"XMem tiling: slowdown against the best tile, {PRESET} (L1 {L1_KB} KB)",
               "tile size (KB)", "slowdown", kbs, ["baseline", "XMem (xmem.mode = cache)"],
               [slow["baseline"], slow["cache"]])
+    if a.docs:
+        for name in ["ldesc-speedup.svg", "ldesc-l1.svg", "xmem-tiling.svg"]:
+            shutil.copyfile(os.path.join(out, name), os.path.join(ROOT, "docs", name))
     for lab in LDESC_MODES:
         print(f"ldesc {lab:6s} speedup {pct(avg[lab])}")
     print(f"xmem tiling slowdown beyond the L1: baseline {pct(tavg['baseline'], False)}, "

@@ -8,7 +8,7 @@
 // counted (two launches); the image descriptor is re-specified between them. The program
 // checks the histograms against the CPU and, through the runtime's query API, that the
 // descriptors recorded for each launch are the ones it specified.
-// Usage: ldesc_histo
+// Usage: ldesc_histo [scale] (both images' sides times scale, default 1)
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,10 +115,16 @@ static int count_on_cpu(const unsigned char *img, size_t n, const unsigned *got)
     return bad;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    // Two images: 256 x 64 pixels, then 128 x 96 (a different strip count and height).
-    const int xs[2] = {256, 128}, ys[2] = {64, 96};
+    // Two images: 256 x 64 pixels, then 128 x 96 (a different strip count and height),
+    // both sides times the scale.
+    int scale = argc > 1 ? atoi(argv[1]) : 1;
+    if (scale < 1 || scale > 64) {
+        fprintf(stderr, "usage: ldesc_histo [scale 1..64]\n");
+        return 2;
+    }
+    const int xs[2] = {256 * scale, 128 * scale}, ys[2] = {64 * scale, 96 * scale};
     unsigned char *img[2], *dimg[2];
     unsigned *dhist, got[2][BINS];
     if (cudaMalloc((void **)&dhist, sizeof got) || cudaMemset(dhist, 0, sizeof got))

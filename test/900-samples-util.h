@@ -31,6 +31,9 @@ static const struct {
     {"wmma_rnn", "16 16 64 2"}, {"xmem_tiled", ""},   {"dct8x8", "64 64 4"},
     {"nqueens", "8 64"},      {"sssp", "2000 4 128"},  {"mst", "2000 4 64"},
     {"barneshut", "1024 64 32"}, {"relu", "16 2048 1"}, {"heat", "96 2"},
+    {"ld_stencil", "256 128"}, {"ld_spmv", "4096 2"},  {"ld_conv", "256 128"},
+    {"ld_state", "2048 8"},   {"ld_stream", "512 2048"}, {"xmem_tile", "32 4 2"},
+    {"xmem_streams", "16384 1"},
 };
 #define SUITE_SAMPLES (sizeof suite_samples / sizeof suite_samples[0])
 
