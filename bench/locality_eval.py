@@ -24,8 +24,10 @@ hit rate = l1.hits / (l1.hits + l1.misses + l1.mshr_merges) (demand reads), its 
 percentage points (a relative change explodes on a near-zero baseline); MSHR hits =
 l1.mshr_merges; working set = distinct lines per SM (hints.working_set.lines / .sms);
 prefetch accuracy = l1.prefetch_hits / l1.prefetches, coverage = l1.prefetch_hits /
-(l1.prefetch_hits + l1.misses); row-buffer hit rate = dram.row_hits / (dram.row_hits +
-dram.row_misses); tiling slowdown = the best IPC over the tile sizes (the baseline's) /
+(l1.prefetch_hits + l1.misses); pinned share = l1.pinned_line_cycles / (cycles x the L1s'
+lines); row-buffer hit rate = dram.row_hits / (dram.row_hits +
+dram.row_misses); DRAM read latency = dram.read_cycles / dram.reads; channel balance = the busiest
+channel's DRAM bursts over the mean channel's (stats.per_unit); tiling slowdown = the best IPC over the tile sizes (the baseline's) /
 IPC - 1, averaged over the tile sizes beyond the L1. Every run must print PASS and
 issue the baseline's warp instructions.
 
@@ -96,7 +98,7 @@ def programs(quick):
 
 def sweep_file(path, build, quick):
     lines = ['mode = "timing"', "timeout = 3600", "[axes]", f"preset = [{json.dumps(PRESET)}]",
-             "[set]", '"mem.observer" = "hints"']
+             "[set]", '"mem.observer" = "hints"', '"stats.per_unit" = true']
     for name, sample, args, pts in programs(quick):
         lines += ["", "[[program]]", f"name = {json.dumps(name)}",
                   f"command = {json.dumps([os.path.join(build, 'samples', sample)] + args)}",
@@ -116,6 +118,16 @@ def ratio(a, b):
     return a / b if b else None
 
 
+def channel_imbalance(stats):
+    """The busiest DRAM channel's bursts over the mean channel's, over all launches."""
+    per = []
+    for launch in stats.get("launches", []):
+        for i, ch in enumerate((launch.get("units") or {}).get("dram", [])):
+            per += [0] * (i + 1 - len(per))
+            per[i] += ch.get("dram.bursts", 0)
+    return ratio(max(per), sum(per) / len(per)) if per and sum(per) else None
+
+
 def load_runs(res_dir):
     """{(program, design label): figures}."""
     out = {}
@@ -126,8 +138,9 @@ def load_runs(res_dir):
         stdout = open(os.path.join(os.path.dirname(rd), "stdout.txt"), errors="replace").read()
         if r["status"] != 0 or "PASS" not in stdout:
             sys.exit(f"{key}: failed\n{stdout[-2000:]}{r.get('stderr_tail') or ''}")
-        t = r["stats"]["totals"]
+        t, cfg = r["stats"]["totals"], r["stats"]["config"]
         tm, ob = t.get("timing") or {}, t.get("observed") or {}
+        l1_lines = cfg["gpu.sm_count"] * cfg["l1.bytes"] // cfg["l1.line"]
         l1 = tm.get("l1.hits", 0) + tm.get("l1.misses", 0) + tm.get("l1.mshr_merges", 0)
         rows = tm.get("dram.row_hits", 0) + tm.get("dram.row_misses", 0)
         l2 = tm.get("l2.hits", 0) + tm.get("l2.misses", 0) + tm.get("l2.mshr_merges", 0)
@@ -144,11 +157,15 @@ def load_runs(res_dir):
                     "prefetch_evicted": tm.get("l1.prefetch_evicted", 0),
                     "pins": tm.get("l1.pins_soft", 0) + tm.get("l1.pins_hard", 0),
                     "bypasses": tm.get("l1.bypasses", 0),
+                    "pinned_share": ratio(tm.get("l1.pinned_line_cycles", 0),
+                                          t["cycles"] * l1_lines),
                     "row_hit_rate": ratio(tm.get("dram.row_hits", 0), rows),
+                    "read_latency": ratio(tm.get("dram.read_cycles", 0), tm.get("dram.reads", 0)),
                     "alb_hit_rate": ratio(tm.get("xmem.alb_hits", 0), alb),
                     "working_set": ratio(ob.get("hints.working_set.lines", 0),
                                          ob.get("hints.working_set.sms", 0)),
-                    "clusters": tm.get("ldesc.clusters", 0)}
+                    "clusters": tm.get("ldesc.clusters", 0),
+                    "imbalance": channel_imbalance(r["stats"])}
     return out
 
 
@@ -204,7 +221,7 @@ def ldesc_table(runs, path):
          "| workload | speedup cta | cache | all | L1 hit rate base / cache / all | "
          "L2 hit rate base / cache | working set per SM (lines) base / cta | "
          "MSHR hits base / cta | prefetches (cache): accuracy / coverage / late / evicted "
-         "unread | pinned / bypassed lines (cache) | row-buffer hits base / all |",
+         "unread | lines pinned / bypassed; pinned share of the L1s (cache) | row-buffer hits base / all |",
          "|---|---|---|---|---|---|---|---|---|---|---|"]
     for w in ws:
         b, c, a = f[w]["baseline"], f[w]["cache"], f[w]["all"]
@@ -217,7 +234,8 @@ def ldesc_table(runs, path):
                  f"{f[w]['cta']['working_set'] or 0:.0f} | {b['mshr_hits']} / "
                  f"{f[w]['cta']['mshr_hits']} | {pct(acc, False)} / {pct(cov, False)} / "
                  f"{c['prefetch_late']} / {c['prefetch_evicted']} | {c['pins']} / "
-                 f"{c['bypasses']} | {pct(b['row_hit_rate'], False)} / "
+                 f"{c['bypasses']}; {pct(c['pinned_share'], False)} | "
+                 f"{pct(b['row_hit_rate'], False)} / "
                  f"{pct(a['row_hit_rate'], False)} |")
     with open(path, "w") as fh:
         fh.write("\n".join(L) + "\n")
@@ -264,11 +282,15 @@ def xmem_table(runs, path, kbs):
                  f"{pct(b['l1_hit_rate'], False)} / {pct(c['l1_hit_rate'], False)} | "
                  f"{pct(c['alb_hit_rate'], False)} |")
     L += ["", "## DRAM placement", "",
-          "| workload | speedup | row-buffer hit rate baseline / XMem |", "|---|---|---|"]
+          "| workload | speedup | row-buffer hit rate baseline / XMem | mean DRAM read "
+          "latency (core cycles, queue to data) baseline / XMem | busiest channel / mean, "
+          "baseline / XMem |", "|---|---|---|---|---|"]
     for w in ds:
         b, d = runs[(f"dram-{w}", "baseline")], runs[(f"dram-{w}", "dram")]
         L.append(f"| {w} | {pct(dsp[w])} | {pct(b['row_hit_rate'], False)} / "
-                 f"{pct(d['row_hit_rate'], False)} |")
+                 f"{pct(d['row_hit_rate'], False)} | {b['read_latency'] or 0:.0f} / "
+                 f"{d['read_latency'] or 0:.0f} | {b['imbalance'] or 0:.2f} / "
+                 f"{d['imbalance'] or 0:.2f} |")
     with open(path, "w") as fh:
         fh.write("\n".join(L) + "\n")
     return ipc, slow, avg, dsp

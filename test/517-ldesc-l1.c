@@ -7,7 +7,8 @@
  * nothing, and a second read while it is in flight merges into its MSHR; a miss to
  * COACCESSED REGULAR data prefetches exactly address + L1 bytes / (active tiles x tile
  * width) x stride; a NEARBY miss prefetches the next line, never past the data
- * structure; a prefetched line evicted unread is counted.
+ * structure; a prefetched line evicted unread is counted, and so are the pinned lines'
+ * cycles and the pinned lines evicted.
  */
 #include "500-mem-util.h"
 #include "hints.h"
@@ -54,6 +55,7 @@ Test(ldesc_l1, hard_pinned_line_survives_a_stream_until_the_timer_clears_it)
     TMem t;
     EmuHintTable h;
     ld_open(&t, SMALL_L1 ";ldesc.pin_period=20000", intra, 1, &h);
+    Cycle pinned_at = t.now; /* the lookup installs it in the cycle the read issues */
     rd(&t, DESCRIBED);
     cr_expect_eq(t.ctr.l1_pins_hard, 1);
     for (unsigned i = 0; i < 8; i++) /* twice the ways, all in the pinned line's set */
@@ -64,6 +66,9 @@ Test(ldesc_l1, hard_pinned_line_survives_a_stream_until_the_timer_clears_it)
     for (unsigned i = 0; i < 4; i++)
         rd(&t, OTHER + (uint64_t)(8 + i) * SET_STRIDE);
     cr_expect_eq(t.ctr.l1_pin_clears, 1);
+    cr_expect_eq(t.ctr.l1_pinned_line_cycles, 20000 - pinned_at,
+                 "one line pinned from its fill's lookup to the timer");
+    cr_expect_eq(t.ctr.l1_pinned_evictions, 0);
     cr_expect_not(rd(&t, DESCRIBED), "unpinned, LRU evicted it");
     t_mem_close(&t);
 }
@@ -81,6 +86,7 @@ Test(ldesc_l1, a_set_all_hard_pinned_gives_up_way_0)
     cr_expect(rd(&t, DESCRIBED + 4 * SET_STRIDE), "line 4 is in way 0");
     cr_expect_not(rd(&t, DESCRIBED), "line 0 went");
     cr_expect_eq(t.ctr.l1_pins_hard, 6);
+    cr_expect_eq(t.ctr.l1_pinned_evictions, 2, "line 0, then line 4, from way 0");
     t_mem_close(&t);
 }
 

@@ -1,13 +1,13 @@
 /*
- * 908-locality-samples: every sample (reduced inputs) runs on gtx480 under the Locality
- * Descriptor's hardware (ldesc.mode = all) and XMem's (xmem.mode = on), prints PASS and
- * executes exactly the warp instructions of functional mode: clustering CTAs, pinning,
- * bypassing, prefetching, the atom lookaside buffer and bank placement change only time
- * (docs/ldesc.md, docs/xmem.md). On the annotated samples the hardware must have acted
- * (a descriptor's sample places clusters or pins, bypasses or prefetches in its L1s; an
- * atom's sample looks atoms up through the ALB), and every other one of them, under
- * each mode, gives the same statistics with idle skipping on one host thread as without
- * it on two.
+ * 908-locality-samples: every sample (reduced inputs) runs on gtx480 under every mode of
+ * the Locality Descriptor's hardware (ldesc.mode = cta, cache, all) and of XMem's
+ * (xmem.mode = cache, dram, on), prints PASS and executes exactly the warp instructions
+ * of functional mode: clustering CTAs, pinning, bypassing, prefetching, the atom
+ * lookaside buffer and bank placement change only time (docs/ldesc.md, docs/xmem.md). On
+ * the annotated samples the hardware must have acted (a descriptor's sample places
+ * clusters or pins, bypasses or prefetches in its L1s under all; an atom's sample looks
+ * atoms up through the ALB under on), and every other one of them, under all or on,
+ * gives the same statistics with idle skipping on one host thread as without it on two.
  */
 #include "900-samples-util.h"
 
@@ -30,19 +30,28 @@ static int ldesc_acted(const char *stats)
     return 0;
 }
 
+static const char *const modes[] = {"ldesc.mode=cta", "ldesc.mode=cache", LDESC,
+                                    "xmem.mode=cache", "xmem.mode=dram", XMEM};
+#define NMODES (sizeof modes / sizeof modes[0])
+
 Test(locality_samples, same_instructions_as_functional, .timeout = 1700)
 {
     int failed = 0;
     for (size_t i = 0; i < SUITE_SAMPLES; i++) {
         const char *n = suite_samples[i].name;
         int ld = starts(n, "ld"), xm = starts(n, "xmem");
-        long long wf = -1, wl = -2, wx = -3;
-        char *f = suite_run(i, "gtx480", "functional", "", 1, &wf);
-        char *l = suite_run(i, "gtx480", "timing", LDESC, 1, &wl);
-        char *x = suite_run(i, "gtx480", "timing", XMEM, 1, &wx);
-        int ok = f && l && x && wl == wf && wx == wf;
-        cr_expect(ok, "%s: functional %lld, ldesc %lld, xmem %lld warp instructions", n, wf,
-                  wl, wx);
+        long long wf = -1;
+        char *f = suite_run(i, "gtx480", "functional", "", 1, &wf), *run[NMODES];
+        int ok = f != NULL;
+        for (size_t m = 0; m < NMODES; m++) {
+            long long w = -2;
+            run[m] = suite_run(i, "gtx480", "timing", modes[m], 1, &w);
+            int good = run[m] && w == wf;
+            cr_expect(good, "%s under %s: functional %lld, timing %lld warp instructions", n,
+                      modes[m], wf, w);
+            ok &= good;
+        }
+        const char *l = run[2], *x = run[NMODES - 1];
         if (ok && ld) {
             ok = ldesc_acted(l);
             cr_expect(ok, "%s: the descriptors did nothing", n);
@@ -59,7 +68,9 @@ Test(locality_samples, same_instructions_as_functional, .timeout = 1700)
             free(ns);
         }
         failed += !ok;
-        free(f), free(l), free(x);
+        free(f);
+        for (size_t m = 0; m < NMODES; m++)
+            free(run[m]);
     }
     cr_assert_eq(failed, 0, "%d samples failed", failed);
 }

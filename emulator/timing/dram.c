@@ -203,6 +203,8 @@ int dram_pick(DramChan *ch, DramDone *d)
     d->col = c;
     d->at = dram_core(ch, end) + (d->req.write ? 0 : ch->latency);
     dram_count(ch, d);
+    if (!d->req.write)
+        ch->ctr->dram_read_queue_cycles += dram_core(ch, end) - dram_core(ch, d->req.arrival);
     refresh_next(ch);
     return 1;
 }

@@ -578,11 +578,14 @@ static int gpu_cycle(TmGpu *g)
     return work | g->cta_finished;
 }
 
-/* Accounts every SM's sleep, before the counters are read. */
+/* Accounts every SM's sleep and its L1's pinned lines, before the counters are read. */
 static void gpu_settle(TmGpu *g, Cycle upto)
 {
-    for (uint32_t i = 0; i < g->nsm; i++)
+    for (uint32_t i = 0; i < g->nsm; i++) {
         tm_sm_settle(g->sm[i]);
+        if (g->sm[i]->ldst)
+            ldst_settle(g->sm[i]->ldst, upto);
+    }
     for (unsigned i = 0; i < TM_NSLOTS; i++)
         if (g->mech[i].hooks && g->mech[i].hooks->settle)
             g->mech[i].hooks->settle(g, g->mech[i].state, upto);

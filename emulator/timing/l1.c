@@ -78,6 +78,15 @@ int l1_bind(L1 *l, const TmLaunchView *v)
     return 0;
 }
 
+/* The pinned lines change by delta at cycle now (l1.pinned_line_cycles). */
+static void l1_pins(L1 *l, Cycle now, int delta)
+{
+    l->ctr->l1_pinned_line_cycles += (uint64_t)l->pinned * (now - l->pinned_since);
+    l->pinned_since = now;
+    l->pinned = (uint32_t)((int)l->pinned + delta);
+}
+
+
 /* The pinning timer: every line's priority is cleared at each multiple of the period. No
  * priority is looked at between lookups, so clearing at the first lookup after it is
  * exact. */
@@ -87,16 +96,40 @@ static void l1_pin_timer(L1 *l, Cycle now)
     if (epoch == l->pin_epoch)
         return;
     cache_unpin(&l->c);
+    l1_pins(l, epoch * l->pin_period, -(int)l->pinned); /* cleared when the period ended */
     l->ctr->l1_pin_clears += epoch - l->pin_epoch;
     l->pin_epoch = epoch;
 }
 
-/* A line the plan evicts that a prefetch brought and nothing read (accuracy). */
-static void l1_evicting(L1 *l, const CachePlan *p, const TmReq *r)
+void l1_settle(L1 *l, Cycle upto)
 {
-    if (cache_plan_installs(p, r) && p->insert != TM_INSERT_BYPASS && p->line->used &&
-        p->line->prefetched)
-        l->ctr->l1_prefetch_evicted++;
+    if (l->pin_period)
+        l1_pin_timer(l, upto);
+    if (l->pinned && upto > l->pinned_since)
+        l1_pins(l, upto, 0);
+}
+
+/* A line the plan evicts: one a prefetch brought and nothing read (accuracy), or one with
+ * a priority (a pinned line lost; l1.pinned_evictions); and the line it installs with a
+ * priority (pinned-line occupancy). */
+static void l1_evicting(L1 *l, const CachePlan *p, const TmReq *r, Cycle now)
+{
+    if (!cache_plan_installs(p, r) || p->insert == TM_INSERT_BYPASS)
+        return;
+    int gone = p->line->used && p->line->prio;
+    int comes = p->insert == TM_INSERT_SOFT_PIN || p->insert == TM_INSERT_HARD_PIN;
+    l->ctr->l1_prefetch_evicted += p->line->used && p->line->prefetched;
+    l->ctr->l1_pinned_evictions += gone;
+    if (gone != comes)
+        l1_pins(l, now, comes - gone);
+}
+
+/* A line dropped outside replacement (an atomic, the coherence slot). */
+static void l1_drop(L1 *l, CacheLine *line, Cycle now)
+{
+    if (line->prio)
+        l1_pins(l, now, -1);
+    memset(line, 0, sizeof *line);
 }
 
 static L1Result l1_write(L1 *l, const TmReq *r, Cycle now, Cycle *ready)
@@ -120,8 +153,10 @@ static L1Result l1_atomic(L1 *l, const TmReq *r, Cycle now)
     if (memsys_send(l->mem, &a, now) < 0)
         return L1_BLOCKED;
     CacheLine *line = cache_find(&l->c, r->line);
+    if (l->pin_period)
+        l1_pin_timer(l, now);
     if (line && !line->mshr)
-        line->used = 0, line->valid = 0;
+        l1_drop(l, line, now);
     l->ctr->l1_atomics++;
     return L1_WAIT;
 }
@@ -132,7 +167,7 @@ static void l1_coherence(L1 *l, const TmReq *r, Cycle now)
     CacheLine *line = cache_find(&l->c, r->line);
     if (line && !line->mshr && !(r->sectors & ~line->valid) &&
         !l->coh->l1_read(l->coh_state, l->sm, r->line, line->filled, now)) {
-        memset(line, 0, sizeof *line);
+        l1_drop(l, line, now);
         l->ctr->l1_coherence_invalidations++;
     }
 }
@@ -140,10 +175,10 @@ static void l1_coherence(L1 *l, const TmReq *r, Cycle now)
 static L1Result l1_read(L1 *l, const TmReq *r, Cycle now, int first, Cycle *ready)
 {
     CachePlan p;
+    if (l->pin_period) /* first: every change of the pinned lines comes after it */
+        l1_pin_timer(l, now);
     if (l->coh)
         l1_coherence(l, r, now);
-    if (l->pin_period)
-        l1_pin_timer(l, now);
     cache_plan(&l->c, r, &p);
     if (p.out == CACHE_STALL) {
         *l->n.mshr_stalls += first != 0;
@@ -164,7 +199,7 @@ static L1Result l1_read(L1 *l, const TmReq *r, Cycle now, int first, Cycle *read
             l->ctr->l1_pins_soft += p.insert == TM_INSERT_SOFT_PIN;
             l->ctr->l1_pins_hard += p.insert == TM_INSERT_HARD_PIN;
         }
-        l1_evicting(l, &p, r);
+        l1_evicting(l, &p, r, now);
     }
     if (p.line && p.line->prefetched && p.out != CACHE_MISS) { /* a prefetch's first use */
         p.line->prefetched = 0;
@@ -198,7 +233,7 @@ L1Prefetch l1_prefetch(L1 *l, uint64_t line, Cycle now)
                   .atom = TM_NO_ATOM, .tag = l->miss_tag, .issued = now};
     if (memsys_send(l->mem, &miss, now) < 0)
         return L1_PF_BLOCKED;
-    l1_evicting(l, &p, &r);
+    l1_evicting(l, &p, &r, now);
     cache_apply(&l->c, &r, &p);
     p.line->prefetched = 1;
     l->ctr->l1_prefetches++;

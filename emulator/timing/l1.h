@@ -29,6 +29,8 @@ typedef struct L1 {
     void *ins_state;
     Cycle pin_period;   /* the insertion policy's pinning timer (0: none) */
     uint64_t pin_epoch; /* periods of it passed when the priorities were last cleared */
+    uint32_t pinned;    /* lines with a priority now (l1.pinned_line_cycles) */
+    Cycle pinned_since; /* ... since this cycle */
     const struct TmCoherenceOps *coh; /* asked at read hits (ldst_coherence), or NULL */
     void *coh_state;
     /* sees each write before it is sent, and 1 keeps it: the store is done for the warp
@@ -62,6 +64,9 @@ void l1_free(L1 *l);
  * -1 out of host memory. */
 struct TmLaunchView;
 int l1_bind(L1 *l, const struct TmLaunchView *v);
+/* Accounts the pinned lines' cycles up to cycle upto (exclusive) before the counters are
+ * read. */
+void l1_settle(L1 *l, Cycle upto);
 /* Looks up request r (r->tag: the requester's id, returned by l1_fill) at cycle now.
  * first: the first attempt for r (stall statistics count once per request). */
 L1Result l1_access(L1 *l, const TmReq *r, Cycle now, int first, Cycle *ready);

@@ -403,6 +403,11 @@ static int ldst_receive(LdSt *u, Cycle now)
     return work;
 }
 
+void ldst_settle(LdSt *u, Cycle upto)
+{
+    l1_settle(&u->l1, upto);
+}
+
 void ldst_assist(LdSt *u, LdPark park, LdHold hold, void *ctx)
 {
     u->park = park;

@@ -29,6 +29,8 @@ struct TmLaunchView;
 struct TmObserverOps;
 int ldst_observe(LdSt *u, const struct TmLaunchView *v, const struct TmObserverOps *obs,
                  void *state);
+/* Accounts the L1's time-weighted counters up to cycle upto before they are read. */
+void ldst_settle(LdSt *u, Cycle upto);
 /* Gives the unit's L1 the launch's coherence policy (slots.h) and its state. */
 struct TmCoherenceOps;
 void ldst_coherence(LdSt *u, const struct TmCoherenceOps *coh, void *state);
