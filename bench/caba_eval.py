@@ -30,15 +30,14 @@ usage: bench/caba_eval.py [BUILD_DIR] [--out DIR] [--jobs N] [--backend local|sl
                           [--sweep-arg ARG]... [WORKLOAD...]
 """
 import argparse
-import glob
 import json
 import math
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import plots as mpl  # noqa: E402
+import sweeprun  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 PRESET = "gtx480"
@@ -111,11 +110,8 @@ def label_of(params):
 def load_runs(res_dir):
     """{(workload, design label): figures}."""
     out = {}
-    for rd in glob.glob(os.path.join(res_dir, "runs", "*", "result.json")):
-        with open(rd) as f:
-            r = json.load(f)
+    for r, stdout in sweeprun.results(res_dir):
         key = (r["program"], label_of(r["params"]))
-        stdout = open(os.path.join(os.path.dirname(rd), "stdout.txt"), errors="replace").read()
         if r["status"] != 0 or "PASS" not in stdout:
             sys.exit(f"{key}: failed\n{stdout[-2000:]}{r.get('stderr_tail') or ''}")
         st = r["stats"]
@@ -260,13 +256,7 @@ def main():
     sweep = os.path.join(out, "caba.toml")
     sweep_file(sweep, workloads, build)
     res_dir = os.path.join(out, "sweep")
-    cmd = [os.path.join(build, "bin", "xgpu-sweep"), "run", sweep, "--out", res_dir,
-           "--jobs", str(a.jobs)]
-    if a.backend == "slurm":
-        cmd += ["--backend", "slurm"]
-    r = subprocess.run(cmd + a.sweep_arg)
-    if r.returncode != 0:
-        sys.exit(f"{' '.join(cmd)}: exit {r.returncode}")
+    sweeprun.run(build, sweep, res_dir, a.jobs, a.backend, a.sweep_arg)
     runs = load_runs(res_dir)
     figs = figures(runs, workloads)
     with open(os.path.join(out, "results.json"), "w") as f:

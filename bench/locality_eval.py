@@ -35,16 +35,15 @@ usage: bench/locality_eval.py [BUILD_DIR] [--out DIR] [--jobs N] [--backend loca
                               [--sweep-arg ARG]... [--quick] [--docs]
 """
 import argparse
-import glob
 import json
 import math
 import os
 import shutil
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import plots as mpl  # noqa: E402
+import sweeprun  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 PRESET = "gtx480"
@@ -131,11 +130,8 @@ def channel_imbalance(stats):
 def load_runs(res_dir):
     """{(program, design label): figures}."""
     out = {}
-    for rd in glob.glob(os.path.join(res_dir, "runs", "*", "result.json")):
-        with open(rd) as f:
-            r = json.load(f)
+    for r, stdout in sweeprun.results(res_dir):
         key = (r["program"], label_of(r["params"]))
-        stdout = open(os.path.join(os.path.dirname(rd), "stdout.txt"), errors="replace").read()
         if r["status"] != 0 or "PASS" not in stdout:
             sys.exit(f"{key}: failed\n{stdout[-2000:]}{r.get('stderr_tail') or ''}")
         t, cfg = r["stats"]["totals"], r["stats"]["config"]
@@ -313,13 +309,7 @@ def main():
     sweep = os.path.join(out, "locality.toml")
     sweep_file(sweep, build, a.quick)
     res_dir = os.path.join(out, "sweep")
-    cmd = [os.path.join(build, "bin", "xgpu-sweep"), "run", sweep, "--out", res_dir,
-           "--jobs", str(a.jobs)]
-    if a.backend == "slurm":
-        cmd += ["--backend", "slurm"]
-    r = subprocess.run(cmd + a.sweep_arg)
-    if r.returncode != 0:
-        sys.exit(f"{' '.join(cmd)}: exit {r.returncode}")
+    sweeprun.run(build, sweep, res_dir, a.jobs, a.backend, a.sweep_arg)
     runs = load_runs(res_dir)
     with open(os.path.join(out, "results.json"), "w") as fh:
         json.dump({"runs": {f"{k[0]}|{k[1]}": v for k, v in sorted(runs.items())}}, fh,

@@ -32,15 +32,14 @@ usage: bench/zorua_eval.py [BUILD_DIR] [--out DIR] [--jobs N] [--backend local|s
                            [--sweep-arg ARG]... [WORKLOAD...]
 """
 import argparse
-import glob
 import json
 import os
 import re
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import plots as mpl  # noqa: E402
+import sweeprun  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
@@ -100,11 +99,8 @@ def sweep_file(path, workloads):
 def load_runs(res_dir):
     """{(program, preset, policy): figures, or a string saying why it could not run}."""
     out = {}
-    for rd in glob.glob(os.path.join(res_dir, "runs", "*", "result.json")):
-        with open(rd) as f:
-            r = json.load(f)
+    for r, stdout in sweeprun.results(res_dir):
         key = (r["program"], r["params"]["preset"], r["params"]["core.resource_mgr"])
-        stdout = open(os.path.join(os.path.dirname(rd), "stdout.txt"), errors="replace").read()
         if r["status"] == 0 and "PASS" in stdout:
             t = r["stats"]["totals"]
             tm = t.get("timing") or {}
@@ -275,13 +271,8 @@ def main():
     sweep = os.path.join(out, "zorua.toml")
     sweep_file(sweep, workloads)
     res_dir = os.path.join(out, "sweep")
-    cmd = [os.path.join(a.build, "bin", "xgpu-sweep"), "run", sweep, "--out", res_dir,
-           "--jobs", str(a.jobs)]
-    if a.backend == "slurm":
-        cmd += ["--backend", "slurm"]
-    r = subprocess.run(cmd + a.sweep_arg)
-    if r.returncode not in (0, 1):  # 1: some runs failed (specifications that do not fit)
-        sys.exit(f"{' '.join(cmd)}: exit {r.returncode}")
+    # status 1: some runs failed (specifications that do not fit)
+    sweeprun.run(a.build, sweep, res_dir, a.jobs, a.backend, a.sweep_arg, accept=(0, 1))
     runs = load_runs(res_dir)
     infeasible = {(k[0], k[1]) for k, v in runs.items() if isinstance(v, str)}
     figs = {w: per_workload(runs, w) for w in workloads}
