@@ -7,6 +7,9 @@ xgpu-sweep, and reading every run's result back.
       accept
   results(res_dir)
       every run of the sweep: (its result.json as a dict, its stdout as text)
+  passing(res_dir, key)
+      every run as (key(result), result), exiting with the run's output unless it exited 0
+      and printed PASS (every sample does when its results are right)
 """
 import glob
 import json
@@ -31,3 +34,11 @@ def results(res_dir):
             r = json.load(f)
         with open(os.path.join(os.path.dirname(path), "stdout.txt"), errors="replace") as f:
             yield r, f.read()
+
+
+def passing(res_dir, key):
+    for r, stdout in results(res_dir):
+        k = key(r)
+        if r["status"] != 0 or "PASS" not in stdout:
+            sys.exit(f"{k}: failed\n{stdout[-2000:]}{r.get('stderr_tail') or ''}")
+        yield k, r
