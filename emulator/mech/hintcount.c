@@ -3,7 +3,8 @@
  * LD/ST units make, and the 32-byte sectors they ask for, per XMem atom and per Locality
  * Descriptor, from the hints every request carries (TmReq.atom, TmReq.desc; emu_set_hints);
  * what became of their reads at the L1 and the L2 (hits, misses, MSHR merges); and the
- * working set of each SM, the distinct lines its requests touched. It changes no timing. Its figures, in each launch's "observed" statistics:
+ * working set of each SM, the distinct lines its requests touched. It changes no timing.
+ * Its figures, in each launch's "observed" statistics:
  *   hints.atom.ID.requests / .sectors              requests in atom ID (0..254)
  *   hints.atom.ID.l1_hits / l1_misses / l1_merges  its demand reads at the L1s
  *   hints.atom.ID.l2_hits / l2_misses / l2_merges  its reads at the L2 (the L1s' misses

@@ -148,7 +148,8 @@ static unsigned ranked(const EmuHintTable *h, int by_reuse, int (*keep)(const Em
         unsigned j = n++;
         for (; j > 0; j--) {
             const EmuAtomAttr *y = &h->attrs[out[j - 1]];
-            unsigned y1 = by_reuse ? y->reuse : y->intensity, y2 = by_reuse ? y->intensity : y->reuse;
+            unsigned y1 = by_reuse ? y->reuse : y->intensity;
+            unsigned y2 = by_reuse ? y->intensity : y->reuse;
             if (y1 > k1 || (y1 == k1 && y2 >= k2))
                 break;
             out[j] = out[j - 1];
@@ -192,8 +193,8 @@ static void *ins_init(const EmuConfig *cfg, int level)
     if (!c)
         return NULL;
     c->cfg = cfg;
-    c->capacity = level == 1 ? cfg->l1_bytes
-                             : (uint64_t)cfg->l2_sets * cfg->l2_ways * cfg->l1_line * cfg->l2_slices;
+    uint64_t l2 = (uint64_t)cfg->l2_sets * cfg->l2_ways * cfg->l1_line * cfg->l2_slices;
+    c->capacity = level == 1 ? cfg->l1_bytes : l2;
     return c;
 }
 

@@ -2,8 +2,9 @@
  * cache.c - the sectored tag store and MSHR table behind the L1 and the L2 slices
  * (cache.h). Replacement policies are a small table chosen by name: "lru" restamps a
  * line on every hit, "fifo" only when it is installed; both evict the smallest stamp
- * among the unreserved ways of the lowest priority, after any unused way. Set index: (line / line size /
- * set_div) mod sets, where an L2 slice sets set_div to the number of slices.
+ * among the unreserved ways of the lowest priority, after any unused way. Set index:
+ * (line / line size / set_div) mod sets, where an L2 slice sets set_div to the number of
+ * slices.
  */
 #include "timing/cache.h"
 
