@@ -27,8 +27,9 @@ prefetch accuracy = l1.prefetch_hits / l1.prefetches, coverage = l1.prefetch_hit
 (l1.prefetch_hits + l1.misses); pinned share = l1.pinned_line_cycles / (cycles x the L1s'
 lines); row-buffer hit rate = dram.row_hits / (dram.row_hits +
 dram.row_misses); DRAM read latency = dram.read_cycles / dram.reads; channel balance = the busiest
-channel's DRAM bursts over the mean channel's (stats.per_unit); tiling slowdown = the best IPC over the tile sizes (the baseline's) /
-IPC - 1, averaged over the tile sizes beyond the L1. Every run must print PASS and
+channel's DRAM bursts over the mean channel's (stats.per_unit); tiling slowdown = the best
+IPC over the tile sizes (the baseline's) / IPC - 1, averaged over the tile sizes beyond
+the L1. Every run must print PASS and
 issue the baseline's warp instructions.
 
 usage: bench/locality_eval.py [BUILD_DIR] [--out DIR] [--jobs N] [--backend local|slurm]
@@ -292,7 +293,8 @@ def xmem_table(runs, path, kbs):
          f"(L1 {L1_KB} KB per SM, L2 768 KB).", "",
          "| figure | paper | ours |", "|---|---|---|",
          f"| tiling: slowdown from thrashing, baseline (mean over tiles > L1; max) | "
-         f"{PAPER['thrash_base']}% (up to {PAPER['thrash_base_max']}x) | {pct(avg['baseline'], False)} "
+         f"{PAPER['thrash_base']}% (up to {PAPER['thrash_base_max']}x) | "
+         f"{pct(avg['baseline'], False)} "
          f"({1 + top['baseline']:.2f}x) |",
          f"| tiling: the same under XMem (xmem.mode = cache) | {PAPER['thrash_xmem']}% (up to "
          f"{PAPER['thrash_xmem_max']}x) | {pct(avg['cache'], False)} ({1 + top['cache']:.2f}x) |",

@@ -64,7 +64,8 @@ static void check(const char *text, const char *prefix, int kinds)
             cr_expect_eq(v[3] + v[4] + v[5], v[1], "%s: every L1 miss looked up once at the L2",
                          base);
         }
-        uint64_t lines = get(ob, "hints.working_set.lines"), most = get(ob, "hints.working_set.max");
+        uint64_t lines = get(ob, "hints.working_set.lines");
+        uint64_t most = get(ob, "hints.working_set.max");
         cr_expect(most > 0 && most <= lines && lines <= sum, "working set %llu, max %llu",
                   (unsigned long long)lines, (unsigned long long)most);
         cr_expect_geq(get(ob, "hints.working_set.sms"), 1);

@@ -290,7 +290,7 @@ typedef struct LdCache {
     unsigned line;
 } LdCache;
 
-static void *cache_init_(const EmuConfig *cfg)
+static void *ld_cache_new(const EmuConfig *cfg)
 {
     LdCache *c = calloc(1, sizeof *c);
     if (c)
@@ -301,10 +301,10 @@ static void *cache_init_(const EmuConfig *cfg)
 static void *ins_init(const EmuConfig *cfg, int level)
 {
     (void)level; /* emu_config_check keeps it an L1 policy */
-    return cache_init_(cfg);
+    return ld_cache_new(cfg);
 }
 
-static void cache_free_(void *state)
+static void ld_cache_free(void *state)
 {
     LdCache *c = state;
     if (c)
@@ -324,7 +324,7 @@ static uint64_t active_tiles(const TmLaunchView *v, const EmuDescRange *d, const
 }
 
 /* Each descriptor's rule for this launch. */
-static int cache_bind(void *state, const TmLaunchView *v)
+static int ld_cache_bind(void *state, const TmLaunchView *v)
 {
     LdCache *c = state;
     const EmuHintTable *h = v->hints;
@@ -374,7 +374,7 @@ static Cycle ins_period(const void *state)
 }
 
 const TmInsertionOps tm_ins_ldesc = {
-    .name = "ldesc", .init = ins_init, .free = cache_free_, .bind = cache_bind,
+    .name = "ldesc", .init = ins_init, .free = ld_cache_free, .bind = ld_cache_bind,
     .place = ins_place, .period = ins_period,
 };
 
@@ -394,6 +394,6 @@ static void pf_miss(void *state, const TmReq *r, TmPrefetchEmit emit, void *ctx)
 }
 
 const TmPrefetchOps tm_pf_ldesc = {
-    .name = "ldesc", .init = cache_init_, .free = cache_free_, .bind = cache_bind,
+    .name = "ldesc", .init = ld_cache_new, .free = ld_cache_free, .bind = ld_cache_bind,
     .miss = pf_miss,
 };

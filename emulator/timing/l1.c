@@ -6,8 +6,9 @@
  * MSHR (allocating the line where the insertion slot says: LRU victim among ways with no
  * miss in flight and the lowest priority, or no line when it bypasses); a read whose
  * missing sectors are all pending merges into the MSHR and sends nothing. The insertion
- * policy's pinning timer clears every line's priority each period of the launch. The request
- * completes in the cycle its last sector arrives. Only missing sectors are fetched.
+ * policy's pinning timer clears every line's priority each period of the launch. The
+ * request completes in the cycle its last sector arrives. Only missing sectors are
+ * fetched.
  * Stores: write-through, no write-allocate; a store to a present line keeps it (the
  * written sectors are updated in place, valid ones stay valid) and completes when the
  * memory system accepts it. Atomics are performed at L2: they invalidate a present line
@@ -86,12 +87,13 @@ static void l1_pins(L1 *l, Cycle now, int delta)
     l->pinned = (uint32_t)((int)l->pinned + delta);
 }
 
-
 /* The pinning timer: every line's priority is cleared at each multiple of the period. No
  * priority is looked at between lookups, so clearing at the first lookup after it is
  * exact. */
 static void l1_pin_timer(L1 *l, Cycle now)
 {
+    if (!l->pin_period)
+        return;
     uint64_t epoch = now / l->pin_period;
     if (epoch == l->pin_epoch)
         return;
@@ -103,8 +105,7 @@ static void l1_pin_timer(L1 *l, Cycle now)
 
 void l1_settle(L1 *l, Cycle upto)
 {
-    if (l->pin_period)
-        l1_pin_timer(l, upto);
+    l1_pin_timer(l, upto);
     if (l->pinned && upto > l->pinned_since)
         l1_pins(l, upto, 0);
 }
@@ -153,8 +154,7 @@ static L1Result l1_atomic(L1 *l, const TmReq *r, Cycle now)
     if (memsys_send(l->mem, &a, now) < 0)
         return L1_BLOCKED;
     CacheLine *line = cache_find(&l->c, r->line);
-    if (l->pin_period)
-        l1_pin_timer(l, now);
+    l1_pin_timer(l, now);
     if (line && !line->mshr)
         l1_drop(l, line, now);
     l->ctr->l1_atomics++;
@@ -175,8 +175,7 @@ static void l1_coherence(L1 *l, const TmReq *r, Cycle now)
 static L1Result l1_read(L1 *l, const TmReq *r, Cycle now, int first, Cycle *ready)
 {
     CachePlan p;
-    if (l->pin_period) /* first: every change of the pinned lines comes after it */
-        l1_pin_timer(l, now);
+    l1_pin_timer(l, now); /* first: every change of the pinned lines comes after it */
     if (l->coh)
         l1_coherence(l, r, now);
     cache_plan(&l->c, r, &p);
@@ -222,8 +221,7 @@ L1Prefetch l1_prefetch(L1 *l, uint64_t line, Cycle now)
                .kind = TM_READ, .sm = (uint16_t)l->sm, .atom = TM_NO_ATOM,
                .tag = L1_PREFETCH_TAG, .issued = now};
     CachePlan p;
-    if (l->pin_period)
-        l1_pin_timer(l, now);
+    l1_pin_timer(l, now);
     cache_plan(&l->c, &r, &p);
     if (p.out == CACHE_STALL)
         return L1_PF_DROPPED;
