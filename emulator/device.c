@@ -39,7 +39,7 @@ static void derive_props(const EmuConfig *c, EmuProps *p)
 {
     memset(p, 0, sizeof *p);
     snprintf(p->name, sizeof p->name, "%s", c->gpu_name);
-    p->sm_count = c->gpu_sm_count;
+    p->sm_count = c->gpu_sm_count * emu_config_device_gpus(c);
     p->warp_size = XGPU_WARP_SIZE;
     p->max_threads_per_block = c->gpu_max_threads_per_block;
     p->max_threads_per_sm = c->gpu_max_threads_per_sm;
@@ -51,19 +51,19 @@ static void derive_props(const EmuConfig *c, EmuProps *p)
     p->regs_per_block = c->gpu_regs_per_sm;
     p->shared_per_block = c->gpu_shared_per_block;
     p->shared_per_sm = c->gpu_shared_per_sm;
-    p->global_mem_bytes = c->gpu_global_mem_bytes;
+    p->global_mem_bytes = c->gpu_global_mem_bytes * emu_config_device_gpus(c);
     p->const_mem_bytes = c->gpu_const_mem_bytes;
     p->clock_khz = c->gpu_clock_khz;
     p->cc_major = c->gpu_cc_major;
     p->cc_minor = c->gpu_cc_minor;
 }
 
-/* The part of the global window GPU index of a system of cfg->system_gpus allocates
- * from (isa.h): one XGPU_GPU_SPAN each, the last one's up to the window's end. */
+/* The part of the global window device index of a system of emu_config_devices(cfg)
+ * allocates from (isa.h): one XGPU_GPU_SPAN each, the last one's up to the window's end. */
 static void gpu_range(const EmuConfig *cfg, uint32_t index, uint64_t *base, uint64_t *limit)
 {
     *base = XGPU_GLOBAL_BASE + XGPU_GPU_SPAN * index;
-    *limit = index + 1 == cfg->system_gpus ? XGPU_PARAM_BASE : *base + XGPU_GPU_SPAN;
+    *limit = index + 1 == emu_config_devices(cfg) ? XGPU_PARAM_BASE : *base + XGPU_GPU_SPAN;
 }
 
 /* GPU index of the system cfg (a finished, checked configuration) describes. */
@@ -78,8 +78,10 @@ static EmuStatus device_new(EmuDevice **out, const EmuConfig *cfg, uint32_t inde
         return EMU_ERR_INVALID_VALUE;
     }
     *out = NULL;
-    if (index >= cfg->system_gpus) {
-        snprintf(err, errlen, "no GPU %u: system.gpus is %u", index, cfg->system_gpus);
+    if (index >= emu_config_devices(cfg)) {
+        snprintf(err, errlen, "no GPU %u: the system has %u device%s (system.gpus = %u, "
+                 "system.memory = %s)", index, emu_config_devices(cfg),
+                 emu_config_devices(cfg) == 1 ? "" : "s", cfg->system_gpus, cfg->system_memory);
         return EMU_ERR_INVALID_VALUE;
     }
     EmuDevice *d = calloc(1, sizeof *d);
@@ -90,9 +92,10 @@ static EmuStatus device_new(EmuDevice **out, const EmuConfig *cfg, uint32_t inde
     d->cfg = *cfg;
     derive_props(&d->cfg, &d->props);
     d->props.gpu_index = index;
-    d->props.gpus = cfg->system_gpus;
+    d->props.gpus = emu_config_devices(cfg);
+    d->props.device_gpus = emu_config_device_gpus(cfg);
     gpu_range(cfg, index, &d->props.global_base, &d->props.global_limit);
-    emu_mem_init(&d->mem, d->cfg.gpu_global_mem_bytes, d->props.global_base,
+    emu_mem_init(&d->mem, d->props.global_mem_bytes, d->props.global_base,
                  d->props.global_limit);
     uvm_init(&d->uvm, &d->cfg);
     d->printf_fifo.limit = d->cfg.emu_printf_fifo_bytes;
@@ -143,7 +146,7 @@ EmuStatus emu_system_create_with(EmuSystem **out, const char *config, const char
 
 uint32_t emu_system_gpus(const EmuSystem *s)
 {
-    return s ? s->cfg.system_gpus : 0;
+    return s ? emu_config_devices(&s->cfg) : 0;
 }
 
 void emu_system_range(const EmuSystem *s, uint32_t i, uint64_t *base, uint64_t *limit)

@@ -88,7 +88,7 @@ static uint64_t cycles_ns(const EmuDevice *d, uint64_t cycles)
 /* Functional-mode duration of a launch of winsns warp instructions (see emu.h). */
 static uint64_t emulated_ns(const EmuDevice *d, uint64_t winsns)
 {
-    uint64_t per_cycle = (uint64_t)d->cfg.gpu_sm_count * d->cfg.gpu_issue_width;
+    uint64_t per_cycle = (uint64_t)d->props.sm_count * d->cfg.gpu_issue_width;
     uint64_t khz = d->cfg.gpu_clock_khz;
     if (!per_cycle || !khz)
         return 0;

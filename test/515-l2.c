@@ -89,18 +89,18 @@ Test(l2, slice_mapping)
     TSys s;
     open_sys(&s, CFG ";l2.slice_hash=mod");
     for (unsigned l = 0; l < 32; l++)
-        cr_expect_eq(memsys_slice(s.m, l * 128ull + 5), l % 8);
+        cr_expect_eq(memsys_slice(s.m, 0, l * 128ull + 5), l % 8);
     memsys_free(s.m);
     open_sys(&s, CFG ";l2.slice_hash=xor");
     /* slice = (L ^ L >> 3 ^ L >> 6) & 7 */
-    cr_expect_eq(memsys_slice(s.m, 0 * 128), 0);
-    cr_expect_eq(memsys_slice(s.m, 1 * 128), 1);
-    cr_expect_eq(memsys_slice(s.m, 8 * 128), 1);
-    cr_expect_eq(memsys_slice(s.m, 9 * 128), 0);
-    cr_expect_eq(memsys_slice(s.m, 64 * 128), 1);
+    cr_expect_eq(memsys_slice(s.m, 0, 0 * 128), 0);
+    cr_expect_eq(memsys_slice(s.m, 0, 1 * 128), 1);
+    cr_expect_eq(memsys_slice(s.m, 0, 8 * 128), 1);
+    cr_expect_eq(memsys_slice(s.m, 0, 9 * 128), 0);
+    cr_expect_eq(memsys_slice(s.m, 0, 64 * 128), 1);
     unsigned count[8] = {0};
     for (unsigned l = 0; l < 4096; l++)
-        count[memsys_slice(s.m, l * 128ull)]++;
+        count[memsys_slice(s.m, 0, l * 128ull)]++;
     for (unsigned i = 0; i < 8; i++)
         cr_expect_eq(count[i], 512, "xor hash balances consecutive lines");
     memsys_free(s.m);
@@ -108,7 +108,7 @@ Test(l2, slice_mapping)
     open_sys(&s, CFG ";l2.slices=6;l2.slice_hash=xor");
     unsigned six[6] = {0};
     for (unsigned l = 0; l < 6000; l++)
-        six[memsys_slice(s.m, l * 128ull)]++;
+        six[memsys_slice(s.m, 0, l * 128ull)]++;
     for (unsigned i = 0; i < 6; i++)
         cr_expect(six[i] > 800 && six[i] < 1200, "slice %u: %u lines", i, six[i]);
     memsys_free(s.m);

@@ -1,8 +1,8 @@
 /*
  * 608-slot-registry: the policy slots' registries (emulator/mech/registry.def: issue
  * order, collector, L1 and L2 prefetch, request observer, resource manager, CTA
- * placement, L1 and L2 insertion, memory-side transform, coherence) agree with the
- * configuration: every entry's name is a valid value of its key (the key's list of
+ * placement, L1 and L2 insertion, memory-side transform, coherence, hint lookup, DRAM
+ * mapping, NUMA zones) agree with the configuration: every entry's name is a valid value of its key (the key's list of
  * choices is generated from the registry, so the two cannot drift), its ops carry the
  * same name and the hooks the core calls unconditionally, and every choice of the keys
  * resolves to a pair of slots or to an error that names the key.
@@ -144,6 +144,9 @@ Test(slots, memory_side_registries_match_their_keys)
     CHECK_MEMORY_SLOT(TmTransformOps, tm_transform, "mem.transform", "none", init, free);
     CHECK_MEMORY_SLOT(TmCoherenceOps, tm_coherence, "coherence", "none", launch.begin,
                       launch.end);
+    CHECK_MEMORY_SLOT(TmLookupOps, tm_lookup, "mem.hint_lookup", "exact", init, free);
+    CHECK_MEMORY_SLOT(TmMappingOps, tm_mapping, "dram.mapping", "interleave", init, free);
+    CHECK_MEMORY_SLOT(TmZoneOps, tm_zone, "numa.map", "xor", init, free);
 }
 
 Test(slots, every_pair_resolves_or_names_the_key)

@@ -31,6 +31,11 @@ static const CfgRange cfg_ranges[] = {
     /* key                          min  max          pow2 why the maximum */
     {"gpu.sm_count",                1,   1024,        0, "the timing model builds every SM"},
     {"system.gpus",                 1,   16,          0, "the runtime's table of devices"},
+    {"system.link_bytes_per_cycle", 1,   MAX_U32,     0, NULL},
+    {"system.link_latency",         1,   MAX_U32,     0, NULL},
+    {"system.link_header_bytes",    1,   4096,        0, NULL},
+    {"numa.interleave_bytes",       1,   1ull << 40,  1, NULL},
+    {"numa.page_bytes",             1,   1ull << 40,  1, NULL},
     {"gpu.max_threads_per_block",   1,   MAX_U32,     0, NULL},
     {"gpu.max_threads_per_sm",      1,   65536,       0, "2048 warp slots"},
     {"gpu.regs_per_sm",             1,   MAX_U32,     0, NULL},
@@ -162,7 +167,27 @@ static int cfg_check_gpu(const EmuConfig *c, char *err, size_t n)
                  c->gpu_max_threads_per_block, c->gpu_max_threads_per_sm);
         return -1;
     }
-    if (c->system_gpus > 1 && c->gpu_global_mem_bytes > XGPU_GPU_SPAN) {
+    uint32_t gpus = emu_config_device_gpus(c);
+    if (gpus > 1 && (uint64_t)gpus * c->gpu_sm_count > 4096) {
+        snprintf(err, n, "gpu.sm_count: %u GPUs of %u SMs make %llu SMs in one device, at "
+                 "most 4096", gpus, c->gpu_sm_count, (unsigned long long)gpus * c->gpu_sm_count);
+        return -1;
+    }
+    if (gpus > 1 && c->gpu_global_mem_bytes > (XGPU_PARAM_BASE - XGPU_GLOBAL_BASE) / gpus) {
+        snprintf(err, n, "gpu.global_mem_bytes: %u GPUs of %llu bytes exceed the global "
+                 "address window (%llu bytes)", gpus, (unsigned long long)c->gpu_global_mem_bytes,
+                 (unsigned long long)(XGPU_PARAM_BASE - XGPU_GLOBAL_BASE));
+        return -1;
+    }
+    if (c->numa_interleave < c->l1_line || c->numa_page < c->l1_line) {
+        snprintf(err, n, "%s: %llu is smaller than a line (l1.line = %u)",
+                 c->numa_interleave < c->l1_line ? "numa.interleave_bytes" : "numa.page_bytes",
+                 (unsigned long long)(c->numa_interleave < c->l1_line ? c->numa_interleave
+                                                                     : c->numa_page),
+                 c->l1_line);
+        return -1;
+    }
+    if (emu_config_devices(c) > 1 && c->gpu_global_mem_bytes > XGPU_GPU_SPAN) {
         snprintf(err, n, "gpu.global_mem_bytes: %llu exceeds the %llu bytes of address space "
                  "each GPU of a system.gpus = %u system has",
                  (unsigned long long)c->gpu_global_mem_bytes,

@@ -369,6 +369,16 @@ long emu_config_sthld(const EmuConfig *c)
     return (long)v;
 }
 
+uint32_t emu_config_device_gpus(const EmuConfig *c)
+{
+    return strcmp(c->system_memory, "separate") ? c->system_gpus : 1;
+}
+
+uint32_t emu_config_devices(const EmuConfig *c)
+{
+    return strcmp(c->system_memory, "separate") ? 1 : c->system_gpus;
+}
+
 /* XGPU_PROGRESS: a boolean (1 = always, 0 = never) or one of emu.progress's names. */
 static int env_progress(EmuConfig *c, const char *v, char *err, size_t n)
 {

@@ -87,6 +87,13 @@ uint64_t emu_config_budget(const EmuConfig *c);
 /* memento.sthld: -1 for "dynamic", else the fixed value; -2 when it is neither (or above
  * memento.sthld_max). */
 long emu_config_sthld(const EmuConfig *c);
+/* The GPUs (or GPU modules) one device is made of: system.gpus when system.memory is
+ * shared or numa, else 1. The device's timing model has that many times gpu.sm_count SMs,
+ * l2.slices L2 slices and dram.channels DRAM channels (docs/multi-gpu.md). */
+uint32_t emu_config_device_gpus(const EmuConfig *c);
+/* The devices the system shows (cudaGetDeviceCount): system.gpus when system.memory is
+ * separate, else 1. */
+uint32_t emu_config_devices(const EmuConfig *c);
 /* The defaults, then config (a preset name or file, as XGPU_CONFIG; NULL or "": none),
  * then set ("key=value;...", as XGPU_SET; may be NULL), then emu_config_check; the
  * environment is not read. 0, or -1 with the reason in err. */

@@ -205,7 +205,7 @@ uint64_t emu_grid_capacity(const EmuDevice *d, const XKernel *k, uint32_t nwarps
         per_sm = c->gpu_regs_per_sm / regs;
     if (shared && c->gpu_shared_per_sm / shared < per_sm)
         per_sm = c->gpu_shared_per_sm / shared;
-    return (per_sm ? per_sm : 1) * c->gpu_sm_count;
+    return (per_sm ? per_sm : 1) * c->gpu_sm_count * emu_config_device_gpus(c);
 }
 
 /* CTAs resident at once with emu.quantum > 0, or in a kernel with a grid barrier: what

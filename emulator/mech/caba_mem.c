@@ -97,7 +97,7 @@ static void *caba_init(const EmuConfig *cfg)
     c->latency[XC_FPC] = cfg->caba_latency_fpc;
     c->latency[XC_CPACK] = cfg->caba_latency_cpack;
     c->line = cfg->l1_line, c->sector = cfg->l1_sector, c->burst = cfg->dram_burst_bytes;
-    c->nchan = cfg->dram_channels, c->ways = cfg->caba_md_cache_ways;
+    c->nchan = cfg->dram_channels * emu_config_device_gpus(cfg), c->ways = cfg->caba_md_cache_ways;
     c->sets = cfg->caba_md_cache_bytes / cfg->caba_md_line / c->ways;
     c->sets = c->sets ? c->sets : 1;
     c->per_md = (uint64_t)cfg->caba_md_line * 8 / cfg->caba_md_bits;

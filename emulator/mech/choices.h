@@ -19,6 +19,7 @@
 #define ASSIST(name, ops)
 #define LOOKUP(name, ops)
 #define MAPPING(name, ops)
+#define ZONE(name, ops)
 
 #undef ISSUE
 #define ISSUE(name, ops) "|" name
@@ -121,6 +122,14 @@ static const char emu_lookup_choices[] =
 static const char emu_mapping_choices[] =
 #include "mech/registry.def"
     ;
+#undef MAPPING
+#define MAPPING(name, ops)
+
+#undef ZONE
+#define ZONE(name, ops) "|" name
+static const char emu_zone_choices[] =
+#include "mech/registry.def"
+    ;
 
 #undef ISSUE
 #undef COLLECTOR
@@ -135,6 +144,7 @@ static const char emu_mapping_choices[] =
 #undef ASSIST
 #undef LOOKUP
 #undef MAPPING
+#undef ZONE
 
 #define EMU_ISSUE_CHOICES (emu_issue_choices + 1)
 #define EMU_COLLECTOR_CHOICES (emu_collector_choices + 1)
@@ -149,5 +159,6 @@ static const char emu_mapping_choices[] =
 #define EMU_ASSIST_CHOICES (emu_assist_choices + 1)
 #define EMU_LOOKUP_CHOICES (emu_lookup_choices + 1)
 #define EMU_MAPPING_CHOICES (emu_mapping_choices + 1)
+#define EMU_ZONE_CHOICES (emu_zone_choices + 1)
 
 #endif

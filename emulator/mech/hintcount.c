@@ -82,7 +82,7 @@ static int hc_begin(TmGpu *g, void **state, char *err, size_t n)
     HintCount *h = calloc(1, sizeof *h);
     const EmuHintTable *t = &g->d->hints;
     if (h) {
-        h->ndesc = t->ndescs, h->descs = t->descs, h->nsm = g->cfg->gpu_sm_count;
+        h->ndesc = t->ndescs, h->descs = t->descs, h->nsm = g->nsm_total;
         h->desc = t->ndescs ? calloc(t->ndescs, sizeof *h->desc) : NULL;
         h->sm = calloc(h->nsm, sizeof *h->sm);
     }

@@ -147,7 +147,7 @@ static int place_begin(TmGpu *g, void **state, char *err, size_t n)
 {
     LdPlace *p = calloc(1, sizeof *p);
     if (p)
-        p->cur = calloc(g->cfg->gpu_sm_count, sizeof *p->cur);
+        p->cur = calloc(g->nsm_total, sizeof *p->cur);
     if (!p || !p->cur) {
         if (p)
             free(p->cur);
@@ -157,7 +157,7 @@ static int place_begin(TmGpu *g, void **state, char *err, size_t n)
     }
     *state = p;
     EmuDim3 grid = g->x->grid;
-    long top = ld_cluster(&g->d->hints, grid, g->cfg->gpu_sm_count, p->cls);
+    long top = ld_cluster(&g->d->hints, grid, g->nsm_total, p->cls);
     p->on = top >= 0;
     if (!p->on)
         return 0;
@@ -175,7 +175,7 @@ static int place_begin(TmGpu *g, void **state, char *err, size_t n)
         if (map[i] < 1 || map[i] > 3)
             p->walk[k++] = (uint8_t)i;
     p->nclusters = (uint64_t)p->ncl[0] * p->ncl[1] * p->ncl[2];
-    for (uint32_t s = 0; s < g->cfg->gpu_sm_count; s++)
+    for (uint32_t s = 0; s < g->nsm_total; s++)
         p->cur[s].cluster = UINT64_MAX;
     g->ctr.ldesc_clusters += p->nclusters;
     g->ctr.ldesc_cluster_ctas += (uint64_t)p->cls[0] * p->cls[1] * p->cls[2];

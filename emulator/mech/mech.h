@@ -20,6 +20,7 @@
 #define ASSIST(name, ops) extern const TmAssistOps ops;
 #define LOOKUP(name, ops) extern const TmLookupOps ops;
 #define MAPPING(name, ops) extern const TmMappingOps ops;
+#define ZONE(name, ops) extern const TmZoneOps ops;
 #include "mech/registry.def"
 #undef ISSUE
 #undef COLLECTOR
@@ -34,5 +35,6 @@
 #undef ASSIST
 #undef LOOKUP
 #undef MAPPING
+#undef ZONE
 
 #endif

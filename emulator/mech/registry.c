@@ -59,7 +59,7 @@ const TmMappingOps tm_map_interleave = {.name = "interleave"};
 /* Every entry of registry.def, with its slot. Every ops table starts with its name, so one
  * lookup serves all slots. */
 enum { K_ISSUE, K_COLLECTOR, K_PREFETCH, K_OBSERVER, K_RESOURCE, K_PLACEMENT, K_INSERTION,
-       K_TRANSFORM, K_COHERENCE, K_L2PREFETCH, K_ASSIST, K_LOOKUP, K_MAPPING };
+       K_TRANSFORM, K_COHERENCE, K_L2PREFETCH, K_ASSIST, K_LOOKUP, K_MAPPING, K_ZONE };
 
 typedef struct MechEntry {
     int kind;
@@ -80,6 +80,7 @@ static const MechEntry registry[] = {
 #define ASSIST(name, ops) {K_ASSIST, &ops},
 #define LOOKUP(name, ops) {K_LOOKUP, &ops},
 #define MAPPING(name, ops) {K_MAPPING, &ops},
+#define ZONE(name, ops) {K_ZONE, &ops},
 #include "mech/registry.def"
 #undef ISSUE
 #undef COLLECTOR
@@ -94,6 +95,7 @@ static const MechEntry registry[] = {
 #undef ASSIST
 #undef LOOKUP
 #undef MAPPING
+#undef ZONE
 };
 
 #define NREGISTRY (sizeof registry / sizeof registry[0])
@@ -151,6 +153,7 @@ LOOKUPS(TmL2PrefetchOps, tm_l2_prefetch, K_L2PREFETCH)
 LOOKUPS(TmAssistOps, tm_assist, K_ASSIST)
 LOOKUPS(TmLookupOps, tm_lookup, K_LOOKUP)
 LOOKUPS(TmMappingOps, tm_mapping, K_MAPPING)
+LOOKUPS(TmZoneOps, tm_zone, K_ZONE)
 #undef LOOKUPS
 
 int tm_insertion_open(const TmInsertionOps **ops, void **state, const EmuConfig *cfg,

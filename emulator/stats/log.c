@@ -15,6 +15,8 @@ void tm_report_free(TmReport *r)
     free(r->name);
     free(r->value);
     free(r->unit);
+    free(r->gpu);
+    free(r->gpu_cycles);
     *r = (TmReport){0};
 }
 
@@ -55,7 +57,8 @@ void tm_record(EmuDevice *d, size_t i, const TmCounters *ctr, TmReport *rep)
 const TmReport *emu_launch_report(const EmuDevice *d, size_t i)
 {
     const TmLog *log = d ? d->tm_log : NULL;
-    return log && i < log->n && (log->rep[i].n || log->rep[i].unit) ? &log->rep[i] : NULL;
+    const TmReport *r = log && i < log->n ? &log->rep[i] : NULL;
+    return r && (r->n || r->unit || r->gpu) ? r : NULL;
 }
 
 const TmCounters *emu_launch_counters(const EmuDevice *d, size_t i)

@@ -34,7 +34,7 @@ void emu_stats_record(EmuDevice *d, const EmuLaunchStats *s)
 static void view_init(const EmuDevice *d, EmuStatView *v)
 {
     memset(v, 0, sizeof *v);
-    v->sm_count = d->cfg.gpu_sm_count;
+    v->sm_count = d->props.sm_count;
     v->max_warps_per_sm = d->cfg.gpu_max_threads_per_sm / XGPU_WARP_SIZE;
     const EmuConfig *c = &d->cfg;
     const double e[9] = {c->energy_bank_read,     c->energy_bank_write, c->energy_xbar,
@@ -168,7 +168,7 @@ static json_object *intervals_json(const EmuDevice *d, size_t i)
                 json_object_new_double((double)emu_stat_get(&v, "memento.sthld_cycles") /
                                        (double)v.cycles));
         if (strcmp(d->cfg.core_resource_mgr, "zorua") == 0 && v.cycles)
-            zorua_interval(o, &v, d->cfg.gpu_sm_count);
+            zorua_interval(o, &v, d->props.sm_count);
         for (size_t f = 0; f < emu_stat_nfields(); f++) {
             const char *name = emu_stat_field_name(f);
             if (strncmp(name, EMU_STAT_STALL_PREFIX, pre) == 0)
@@ -221,6 +221,20 @@ static json_object *units_json(const TmReport *r)
     return o;
 }
 
+/* A device of several GPUs: each GPU's cycles (to its last CTA's end), IPC and counters. */
+static json_object *gpus_json(const TmReport *r)
+{
+    json_object *a = unit_array(r->gpu, r->ngpu);
+    for (uint32_t k = 0; k < r->ngpu; k++) {
+        json_object *o = json_object_array_get_idx(a, k);
+        uint64_t cyc = r->gpu_cycles[k];
+        json_object_object_add(o, "cycles", json_object_new_uint64(cyc));
+        json_object_object_add(o, "ipc", json_object_new_double(
+                                             cyc ? (double)r->gpu[k].warp_insns / cyc : 0));
+    }
+    return a;
+}
+
 static json_object *launch_json(const EmuDevice *d, size_t i)
 {
     const EmuLaunchStats *s = &d->launches[i];
@@ -252,6 +266,8 @@ static json_object *launch_json(const EmuDevice *d, size_t i)
     }
     if (r && r->unit)
         json_object_object_add(o, "units", units_json(r));
+    if (r && r->gpu)
+        json_object_object_add(o, "gpus", gpus_json(r));
     if (d->cfg.emu_interval_cycles)
         json_object_object_add(o, "intervals", intervals_json(d, i));
     return o;

@@ -178,20 +178,25 @@ static int gpu_memsys(TmGpu *g, char *err, size_t n)
 }
 
 /* Every SM counts into its own counters (the SMs may tick on different host threads); with
- * stats.per_unit every L2 slice and DRAM channel does too, and the report shows them. */
+ * stats.per_unit every L2 slice and DRAM channel does too, and the report shows them; in
+ * a device of several GPUs so does each GPU's link, and the report sums them by GPU. */
 static int gpu_units(TmGpu *g, char *err, size_t n)
 {
     const EmuConfig *c = g->cfg;
-    int per_unit = c->stats_per_unit && !c->core_mem_latency;
-    g->nslice = per_unit ? c->l2_slices : 0;
-    g->nchan = per_unit ? c->dram_channels : 0;
-    g->unit = calloc((size_t)c->gpu_sm_count + g->nslice + g->nchan, sizeof *g->unit);
-    if (!g->unit) {
+    int per_unit = (c->stats_per_unit || g->ngpu > 1) && !c->core_mem_latency;
+    g->nslice = per_unit ? c->l2_slices * g->ngpu : 0;
+    g->nchan = per_unit ? c->dram_channels * g->ngpu : 0;
+    g->nlink = per_unit && g->ngpu > 1 ? g->ngpu : 0;
+    g->unit = calloc((size_t)g->nsm_total + g->nslice + g->nchan + g->nlink, sizeof *g->unit);
+    g->gpu_done = calloc(g->ngpu, sizeof *g->gpu_done);
+    g->gpu_next = calloc(g->ngpu, sizeof *g->gpu_next);
+    g->gpu_rr = calloc(g->ngpu, sizeof *g->gpu_rr);
+    if (!g->unit || !g->gpu_done || !g->gpu_next || !g->gpu_rr) {
         snprintf(err, n, "out of host memory");
         return -1;
     }
     if (g->mem && per_unit)
-        memsys_count_into(g->mem, &g->ctr, g->unit + c->gpu_sm_count);
+        memsys_count_into(g->mem, &g->ctr, g->unit + g->nsm_total);
     if (g->mem)
         memsys_count_sms(g->mem, g->unit);
     return 0;
@@ -207,6 +212,8 @@ static EmuStatus gpu_setup(TmGpu *g, const EmuModule *m, int kernel, char *err, 
     g->cta_shared = g->x->shared_size;
     g->cta_dyn_shared = g->cta_shared > k->shared_bytes ? g->cta_shared - k->shared_bytes : 0;
     g->ncta = (uint64_t)g->x->grid.x * g->x->grid.y * g->x->grid.z;
+    g->ngpu = emu_config_device_gpus(c), g->gpu_sms = c->gpu_sm_count;
+    g->nsm_total = g->ngpu * g->gpu_sms;
     if (!c->gpu_sm_count || !c->core_subcores || c->gpu_max_threads_per_sm / 32 / c->core_subcores > 256 ||
         !c->rf_banks_per_subcore || !c->rf_collectors_per_subcore || !c->core_wb_ports) {
         snprintf(err, n, "timing model: gpu.sm_count, core.subcores, core.wb_ports and rf.* must "
@@ -274,11 +281,11 @@ static EmuStatus gpu_setup(TmGpu *g, const EmuModule *m, int kernel, char *err, 
     if (gpu_units(g, err, n))
         return EMU_ERR_OUT_OF_MEMORY;
     g->recv_head = g->mem ? memsys_recv_heads(g->mem) : NULL;
-    g->sm = calloc(c->gpu_sm_count, sizeof *g->sm);
-    g->ticked = calloc(c->gpu_sm_count, sizeof *g->ticked);
+    g->sm = calloc(g->nsm_total, sizeof *g->sm);
+    g->ticked = calloc(g->nsm_total, sizeof *g->ticked);
     if (!g->sm || !g->ticked)
         return EMU_ERR_OUT_OF_MEMORY;
-    for (g->nsm = 0; g->nsm < c->gpu_sm_count; g->nsm++)
+    for (g->nsm = 0; g->nsm < g->nsm_total; g->nsm++)
         if (!(g->sm[g->nsm] = tm_sm_new(g, g->nsm, err, n)))
             return EMU_ERR_INVALID_CONFIG;
     return EMU_OK;
@@ -287,7 +294,7 @@ static EmuStatus gpu_setup(TmGpu *g, const EmuModule *m, int kernel, char *err, 
 TmLaunchView tm_gpu_view(const TmGpu *g)
 {
     return (TmLaunchView){.hints = &g->d->hints, .grid = g->x->grid,
-                          .nsm = g->cfg->gpu_sm_count, .ctas_per_sm = tm_gpu_ctas_per_sm(g)};
+                          .nsm = g->nsm_total, .ngpu = g->ngpu, .ctas_per_sm = tm_gpu_ctas_per_sm(g)};
 }
 
 uint32_t tm_gpu_ctas_per_sm(const TmGpu *g)
@@ -311,6 +318,9 @@ static void gpu_free(TmGpu *g)
     if (g->mem && g->mem_owned)
         memsys_free(g->mem);
     free(g->unit);
+    free(g->gpu_done);
+    free(g->gpu_next);
+    free(g->gpu_rr);
     for (unsigned i = 0; i < TM_NSLOTS; i++)
         if (g->mech[i].hooks && g->mech[i].hooks->end && g->mech[i].state)
             g->mech[i].hooks->end(g, g->mech[i].state);
@@ -326,10 +336,53 @@ static EmuDim3 cta_id(const TmGpu *g, uint64_t i)
                      (uint32_t)(i / gr->x / gr->y)};
 }
 
+/* GPU k's share of the grid (system.cta_split): how many CTAs, and the grid index of
+ * its i-th. */
+static uint64_t gpu_share(const TmGpu *g, uint32_t k)
+{
+    if (strcmp(g->cfg->system_cta_split, "interleave") == 0)
+        return g->ncta / g->ngpu + (k < g->ncta % g->ngpu);
+    return (k + 1) * g->ncta / g->ngpu - k * g->ncta / g->ngpu;
+}
+
+static uint64_t gpu_cta(const TmGpu *g, uint32_t k, uint64_t i)
+{
+    if (strcmp(g->cfg->system_cta_split, "interleave") == 0)
+        return k + i * g->ngpu;
+    return k * g->ncta / g->ngpu + i;
+}
+
+/* With several GPUs, the baseline within each GPU's share of the grid, GPU by GPU. */
+static EmuStatus place_rr_gpus(TmGpu *g)
+{
+    for (uint32_t k = 0; k < g->ngpu; k++) {
+        uint64_t share = gpu_share(g, k);
+        uint32_t tried = 0;
+        while (g->gpu_next[k] < share && tried < g->gpu_sms) {
+            TmSm *sm = g->sm[k * g->gpu_sms + g->gpu_rr[k]];
+            g->gpu_rr[k] = (g->gpu_rr[k] + 1) % g->gpu_sms;
+            if (!tm_sm_fits(sm)) {
+                tried++;
+                continue;
+            }
+            EmuStatus s = tm_sm_start_cta(sm, cta_id(g, gpu_cta(g, k, g->gpu_next[k]++)),
+                                          g->now);
+            if (s)
+                return s;
+            g->next_cta++;
+            tried = 0;
+        }
+    }
+    return EMU_OK;
+}
+
 /* The baseline CTA placement: waiting CTAs round robin over the SMs, from the one after the
- * last SM that got a CTA, while an SM has room. */
+ * last SM that got a CTA, while an SM has room. In a device of several GPUs
+ * (docs/multi-gpu.md) each GPU takes its share of the grid (system.cta_split) so. */
 static EmuStatus place_rr(TmGpu *g)
 {
+    if (g->ngpu > 1)
+        return place_rr_gpus(g);
     uint32_t tried = 0;
     while (g->next_cta < g->ncta && tried < g->nsm) {
         TmSm *sm = g->sm[g->rr];
@@ -537,8 +590,10 @@ static int gpu_gather(TmGpu *g)
             lost |= memsys_take(g->mem, g->ticked[j]) < 0;
         if (sm->status && !g->status)
             g->status = sm->status, g->fw = sm->fw, g->fcta = sm->fcta, g->fx = &sm->x;
-        if (sm->ctas_finished)
+        if (sm->ctas_finished) {
             g->ctas_done += sm->ctas_finished, g->cta_finished = 1, sm->ctas_finished = 0;
+            g->gpu_done[g->ticked[j] / g->gpu_sms] = g->now;
+        }
         if (sm->room)
             g->cta_finished = 1, sm->room = 0; /* placement runs next cycle */
         g->waiting += sm->x.grid_waiting - sm->seen_waiting;
@@ -625,7 +680,7 @@ void tm_counters_now(const TmGpu *g, TmCounters *out)
 {
     *out = g->ctr;
     uint64_t *o = (uint64_t *)out;
-    for (size_t u = 0; g->unit && u < (size_t)g->nsm + g->nslice + g->nchan; u++) {
+    for (size_t u = 0; g->unit && u < (size_t)g->nsm + g->nslice + g->nchan + g->nlink; u++) {
         const uint64_t *v = (const uint64_t *)&g->unit[u];
         for (size_t i = 0; i < sizeof *out / sizeof *o; i++)
             o[i] += v[i];
@@ -713,6 +768,43 @@ static void gpu_sum_exec(TmGpu *g)
     }
 }
 
+/* *to += *from, counter by counter. */
+static void counters_add(TmCounters *to, const TmCounters *from)
+{
+    uint64_t *o = (uint64_t *)to;
+    const uint64_t *v = (const uint64_t *)from;
+    for (size_t i = 0; i < sizeof *to / sizeof *o; i++)
+        o[i] += v[i];
+}
+
+/* Each GPU's counters into the report: its SMs', its slices', its link's and in a NUMA
+ * device its zone's channels' (a shared memory side's channels are no GPU's). */
+static void gpu_report_gpus(const TmGpu *g, TmReport *rep)
+{
+    rep->gpu = calloc(g->ngpu, sizeof *rep->gpu);
+    rep->gpu_cycles = calloc(g->ngpu, sizeof *rep->gpu_cycles);
+    if (!rep->gpu || !rep->gpu_cycles) { /* out of host memory: no breakdown */
+        free(rep->gpu), free(rep->gpu_cycles);
+        rep->gpu = NULL, rep->gpu_cycles = NULL;
+        return;
+    }
+    int numa = strcmp(g->cfg->system_memory, "numa") == 0;
+    uint32_t spg = g->nslice / g->ngpu, cpg = g->nchan / g->ngpu;
+    for (uint32_t k = 0; k < g->ngpu; k++) {
+        TmCounters *c = &rep->gpu[k];
+        for (uint32_t i = 0; i < g->gpu_sms; i++)
+            counters_add(c, &g->unit[k * g->gpu_sms + i]);
+        for (uint32_t i = 0; i < spg; i++)
+            counters_add(c, &g->unit[g->nsm + k * spg + i]);
+        for (uint32_t i = 0; numa && i < cpg; i++)
+            counters_add(c, &g->unit[g->nsm + g->nslice + k * cpg + i]);
+        if (g->nlink)
+            counters_add(c, &g->unit[g->nsm + g->nslice + g->nchan + k]);
+        rep->gpu_cycles[k] = g->gpu_done[k] + 1;
+    }
+    rep->ngpu = g->ngpu;
+}
+
 /* TmReportEmit: appends a figure to the launch's report. */
 static void report_emit(void *ctx, const char *name, uint64_t value)
 {
@@ -762,6 +854,8 @@ EmuStatus tm_launch(EmuDevice *d, EmuModule *m, int kernel, EmuExec *x, EmuFault
     }
     *cycles = g->now + 1;
     tm_counters_now(g, ctr);
+    if (g->ngpu > 1 && rep)
+        gpu_report_gpus(g, rep);
     if (g->cfg->stats_per_unit && g->unit && rep) { /* the report takes the units over */
         rep->unit = g->unit, g->unit = NULL;
         rep->nsm = g->nsm, rep->nslice = g->nslice, rep->nchan = g->nchan;

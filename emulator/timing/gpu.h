@@ -27,17 +27,24 @@ struct TmGpu {
     const XInsn *code;      /* the kernel's instructions, by pc */
     TmInsn *info;           /* per pc */
     TmSm **sm;
-    uint32_t nsm;
+    uint32_t nsm;           /* the SMs built so far; nsm_total once the launch runs */
+    uint32_t nsm_total;     /* ngpu x gpu.sm_count (docs/multi-gpu.md) */
+    uint32_t ngpu;          /* the GPUs (or modules) of the device: SM s is GPU s / gpu_sms's */
+    uint32_t gpu_sms;       /* gpu.sm_count */
     MemSys *mem;            /* NULL with core.mem_latency > 0 */
     int mem_owned;          /* mem is this launch's own (l2.persist = false) */
     const Cycle *recv_head; /* memsys_recv_heads(mem), or NULL */
     TmCounters ctr;         /* the launch's, or with stats.per_unit only the GPU-wide ones */
-    TmCounters *unit;       /* stats.per_unit: nsm + nslice + nchan units' (TmReport) */
-    uint32_t nslice, nchan;
+    TmCounters *unit;       /* every SM's, then with stats.per_unit or several GPUs every
+                             * slice's, channel's and GPU link's (TmReport) */
+    uint32_t nslice, nchan, nlink;
+    Cycle *gpu_done;        /* [ngpu] the cycle each GPU's last CTA finished */
     Cycle now;
     uint64_t ncta, next_cta, ctas_done;
     int cta_finished;       /* a CTA finished this cycle (placement runs next cycle) */
     uint32_t rr;            /* CTA scheduler: next SM to try */
+    uint64_t *gpu_next;     /* [ngpu] with several GPUs: CTAs each GPU has been given */
+    uint32_t *gpu_rr;       /* [ngpu] and the next of its SMs to try */
     /* the policy slots (slots.h): what the SMs run, and each slot's launch state */
     const struct TmSchedOps *issue;
     const TmCollectorOps *coll;

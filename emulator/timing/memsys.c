@@ -28,6 +28,21 @@
  * consecutive lines of one channel. (With xor and a slice count that is not a power of
  * two, two lines may share a DRAM location: only their timing interacts, which is
  * harmless; with a power of two the mapping is one-to-one.)
+ *
+ * A device of G GPUs (system.memory = shared or numa; docs/multi-gpu.md) has G times
+ * the SMs, slices and channels; GPU g's are the g-th block of each, and its crossbar
+ * joins only its own SMs and slices.
+ *   shared  each GPU's L2 caches all of memory: GPU g's request goes to slice
+ *           g x spg + (the mapping above over spg = l2.slices slices); what a slice
+ *           sends to DRAM, and DRAM's data back, cross g's link to the memory side
+ *           (link.c), whose channels are interleaved as above over all G x l2.slices
+ *           slices, so every GPU maps a line to the same channel, bank and row.
+ *   numa    each module's L2 caches its own zone (memory-side): the zone slot
+ *           (numa.map) names the line's module z, the line goes to slice
+ *           z x spg + h mod spg and its DRAM channel z x cpg + (h mod spg) mod cpg, with
+ *           h a multiplicative hash of the line (the zone's lines are any subset of
+ *           memory); local = L / spg x ceil(spg / cpg) + (h mod spg) / cpg. A request
+ *           from another module crosses the links both ways.
  */
 #include "timing/memsys.h"
 
@@ -38,6 +53,7 @@
 #include "timing/heap.h"
 #include "timing/icnt.h"
 #include "timing/l2.h"
+#include "timing/link.h"
 #include "timing/slots.h"
 
 typedef struct MsItem {
@@ -55,6 +71,8 @@ typedef enum MsEvKind {
     EV_DRAM,    /* r (read or write-back) reaches the slice's DRAM channel */
     EV_FILL,    /* DRAM data for r.line, r.sectors is back at slice */
     EV_META,    /* the transform's metadata line r.line of channel r.tag is back */
+    EV_UP,      /* r leaves slice for DRAM over its GPU's link (shared) */
+    EV_DOWN,    /* DRAM data for r leaves the memory side for slice's GPU (shared) */
 } MsEvKind;
 
 typedef struct MsEvent {
@@ -93,6 +111,13 @@ typedef struct MsSlice {
 struct MemSys {
     unsigned nsm, nslice, nchan, slice_bits, line, line_shift, lines_per_row, banks, nsub;
     int xor_hash;
+    /* the device's GPUs (docs/multi-gpu.md): SMs, slices and channels per GPU, and how
+     * they share memory (both 0 with one GPU) */
+    unsigned ngpu, smpg, spg, cpg, gslice_bits, gsub;
+    int shared, numa;
+    Link link;
+    const TmZoneOps *zone;    /* numa.map */
+    void *zone_state;
     Icnt icnt;
     MsSlice *slice;
     DramChan *chan;
@@ -197,12 +222,29 @@ static MsEvent ev_pop(MemSys *m)
     return m->ev[i];
 }
 
-static unsigned ms_slice(const MemSys *m, uint64_t addr)
+/* Line number l's slice among n of one GPU (bits = ceil(log2(n))), by l2.slice_hash. */
+static unsigned ms_hash(const MemSys *m, uint64_t l, unsigned n, unsigned bits)
+{
+    if (!m->xor_hash)
+        return (unsigned)(l % n);
+    return (unsigned)((l ^ l >> bits ^ l >> 2 * bits) % n);
+}
+
+/* A NUMA zone's slices: a multiplicative hash, since a zone's lines are any subset. */
+static unsigned ms_numa_hash(uint64_t l)
+{
+    return (unsigned)((l * 0x9E3779B97F4A7C15ull) >> 32);
+}
+
+/* The slice a request of GPU gpu for the line at addr goes to. */
+static unsigned ms_slice(MemSys *m, unsigned gpu, uint64_t addr)
 {
     uint64_t l = addr >> m->line_shift;
-    if (!m->xor_hash)
-        return (unsigned)(l % m->nslice);
-    return (unsigned)((l ^ l >> m->slice_bits ^ l >> 2 * m->slice_bits) % m->nslice);
+    if (m->numa) {
+        unsigned z = m->zone->zone(m->zone_state, l << m->line_shift, gpu);
+        return z * m->spg + ms_numa_hash(l) % m->spg;
+    }
+    return gpu * m->spg + ms_hash(m, l, m->spg, m->gslice_bits);
 }
 
 /* The line's current bytes in device memory for the transform, or NULL. */
@@ -241,8 +283,17 @@ static int park(MsChan *c, uint64_t meta, const DramReq *d)
  * metadata) says what it moves and what metadata it needs first. */
 static void ms_to_dram(MemSys *m, const TmReq *r, unsigned slice, Cycle now)
 {
-    uint64_t local = r->line / m->line / m->nslice * m->nsub + slice / m->nchan;
-    unsigned ch = slice % m->nchan;
+    uint64_t l = r->line / m->line, local;
+    unsigned ch;
+    if (m->numa) { /* the zone's own channels */
+        unsigned z = slice / m->spg, s = slice % m->spg;
+        ch = z * m->cpg + s % m->cpg;
+        local = l / m->spg * m->gsub + s / m->cpg;
+    } else { /* one GPU, or the memory side every GPU of a shared system sees alike */
+        unsigned vs = m->ngpu > 1 ? ms_hash(m, l, m->nslice, m->slice_bits) : slice;
+        ch = vs % m->nchan;
+        local = l / m->nslice * m->nsub + vs / m->nchan;
+    }
     DramChan *c = &m->chan[ch];
     DramReq d = {.line = r->line, .row = local / m->lines_per_row / m->banks,
                  .bank = (unsigned)(local / m->lines_per_row % m->banks),
@@ -298,13 +349,15 @@ static void ms_meta_back(MemSys *m, unsigned ch, uint64_t meta, Cycle now)
 static int ms_check(const EmuConfig *cfg, char *err, size_t n)
 {
     const char *hash = cfg->l2_slice_hash;
+    uint64_t gpus = emu_config_device_gpus(cfg);
     if (!cfg->gpu_sm_count || !cfg->l2_slices || cfg->l2_slices > 65535 || !cfg->dram_channels) {
         snprintf(err, n, "gpu.sm_count, l2.slices and dram.channels must be positive");
         return -1;
     }
-    if ((uint64_t)cfg->l2_slices + cfg->dram_channels > 65535) { /* units are 16-bit (uwin) */
-        snprintf(err, n, "l2.slices + dram.channels: %llu units, at most 65535",
-                 (unsigned long long)cfg->l2_slices + cfg->dram_channels);
+    if (gpus * (cfg->l2_slices + (uint64_t)cfg->dram_channels) > 65535) { /* 16-bit units */
+        snprintf(err, n, "l2.slices + dram.channels: %llu units in the device's %llu GPU(s), "
+                 "at most 65535", (unsigned long long)(gpus * (cfg->l2_slices +
+                 (uint64_t)cfg->dram_channels)), (unsigned long long)gpus);
         return -1;
     }
     if (strcmp(hash, "mod") && strcmp(hash, "xor")) {
@@ -322,6 +375,8 @@ static int ms_check(const EmuConfig *cfg, char *err, size_t n)
 static int ms_init_units(MemSys *m, const EmuConfig *cfg, char *err, size_t n)
 {
     if (icnt_init(&m->icnt, cfg, m->nsm, m->nslice, m->ctr, err, n) < 0)
+        return -1;
+    if (m->ngpu > 1 && link_init(&m->link, cfg, m->ngpu, m->ctr, err, n) < 0)
         return -1;
     for (unsigned i = 0; i < m->nslice; i++)
         if (l2_init(&m->slice[i].l2, cfg, i, m->ctr, err, n) < 0)
@@ -350,7 +405,14 @@ MemSys *memsys_new(const EmuConfig *cfg, TmCounters *ctr, char *err, size_t n)
         snprintf(err, n, "out of memory");
         return NULL;
     }
-    m->nsm = cfg->gpu_sm_count, m->nslice = cfg->l2_slices, m->nchan = cfg->dram_channels;
+    m->ngpu = emu_config_device_gpus(cfg);
+    m->smpg = cfg->gpu_sm_count, m->spg = cfg->l2_slices, m->cpg = cfg->dram_channels;
+    m->nsm = m->smpg * m->ngpu, m->nslice = m->spg * m->ngpu, m->nchan = m->cpg * m->ngpu;
+    m->shared = m->ngpu > 1 && strcmp(cfg->system_memory, "shared") == 0;
+    m->numa = m->ngpu > 1 && strcmp(cfg->system_memory, "numa") == 0;
+    m->gsub = (m->spg + m->cpg - 1) / m->cpg;
+    while ((1u << m->gslice_bits) < m->spg)
+        m->gslice_bits++;
     m->line = cfg->l1_line, m->banks = cfg->dram_banks ? cfg->dram_banks : 1;
     m->lines_per_row = cfg->dram_row_bytes / cfg->l1_line;
     m->nsub = (m->nslice + m->nchan - 1) / m->nchan;
@@ -405,6 +467,12 @@ MemSys *memsys_new(const EmuConfig *cfg, TmCounters *ctr, char *err, size_t n)
         memsys_free(m);
         return NULL;
     }
+    if (m->numa && (!(m->zone = tm_zone_find(cfg->numa_map)) ||
+                    (m->zone->init && !(m->zone_state = m->zone->init(cfg))))) {
+        snprintf(err, n, "numa.map: %s", m->zone ? "out of host memory" : "unknown mapping");
+        memsys_free(m);
+        return NULL;
+    }
     units_reset(m);
     for (unsigned i = 0; i < m->nsm; i++)
         m->recv_head[i] = TM_NEVER;
@@ -426,6 +494,8 @@ int memsys_bind(MemSys *m, const TmLaunchView *v)
         if (s->ins && s->ins->bind && s->ins->bind(s->ins_state, v) < 0)
             return -1;
     }
+    if (m->zone && m->zone->bind && m->zone->bind(m->zone_state, v) < 0)
+        return -1;
     return m->map->bind && m->map->bind(m->map_state, v) < 0 ? -1 : 0;
 }
 
@@ -443,6 +513,8 @@ int memsys_next_launch(MemSys *m, TmCounters *ctr)
     }
     for (unsigned i = 0; i < m->nchan; i++)
         dram_next_launch(&m->chan[i]);
+    if (m->ngpu > 1)
+        link_next_launch(&m->link);
     memsys_count_into(m, ctr, NULL);
     memsys_count_sms(m, NULL);
     units_reset(m);
@@ -457,6 +529,8 @@ void memsys_count_into(MemSys *m, TmCounters *ctr, TmCounters *unit)
         m->slice[i].l2.ctr = unit ? &unit[i] : ctr;
     for (unsigned i = 0; i < m->nchan; i++)
         m->chan[i].ctr = unit ? &unit[m->nslice + i] : ctr;
+    if (m->ngpu > 1)
+        link_count_into(&m->link, ctr, unit ? unit + m->nslice + m->nchan : NULL);
 }
 
 void memsys_count_sms(MemSys *m, TmCounters *sm)
@@ -477,6 +551,9 @@ void memsys_free(MemSys *m)
         m->xf->free(m->xf_state);
     if (m->map && m->map->free)
         m->map->free(m->map_state);
+    if (m->zone && m->zone->free)
+        m->zone->free(m->zone_state);
+    link_free(&m->link);
     if (m->pf && m->pf->free)
         m->pf->free(m->pf_state);
     free(m->linebuf);
@@ -555,14 +632,34 @@ int memsys_send(MemSys *m, const TmReq *r, Cycle now)
     return 0;
 }
 
+/* Bytes of r on a link as a request (response = 0) or as its response (1): a header, and
+ * the data of writes, atomics and reads' responses (as on the crossbar, icnt.c). */
+static unsigned ms_link_bytes(const MemSys *m, const TmReq *r, int response)
+{
+    int data = response ? r->kind != TM_WRITE : r->kind != TM_READ;
+    unsigned bytes = r->xbytes ? r->xbytes : tm_nsectors(r->sectors) * m->icnt.sector;
+    return link_packet(&m->link, data ? bytes : 0);
+}
+
 int memsys_take(MemSys *m, unsigned sm)
 {
     MsOutbox *o = &m->out[sm];
+    unsigned gpu = sm / m->smpg;
     int ok = 0;
     for (unsigned i = 0; i < o->n; i++) {
         const TmReq *r = &o->v[i].r;
-        unsigned s = ms_slice(m, r->line);
-        Cycle at = icnt_to_slice(&m->icnt, r, s, o->v[i].at);
+        unsigned s = ms_slice(m, gpu, r->line);
+        Cycle start = o->v[i].at;
+        if (m->numa) { /* another module's slice: over the links */
+            unsigned z = s / m->spg;
+            TmCounters *c = m->link.ctr[gpu];
+            c->numa_local += z == gpu;
+            c->numa_remote += z != gpu;
+            if (z != gpu)
+                start = link_send(&m->link, gpu, z, ms_link_bytes(m, r, 0),
+                                  start + m->icnt.latency);
+        }
+        Cycle at = icnt_to_slice(&m->icnt, r, s, start);
         m->quiet = 0;
         ok |= q_push(&m->slice[s].in, at, r);
         slice_changed(m, s);
@@ -581,18 +678,20 @@ void memsys_count_refusals(MemSys *m, unsigned sm, uint64_t n)
     (m->sm_ctr ? &m->sm_ctr[sm] : m->ctr)->icnt_inject_stalls += n;
 }
 
-/* Turns the slice's decisions into events. */
+/* Turns the slice's decisions into events (in a shared system what goes to DRAM first
+ * crosses the GPU's link). */
 static void ms_act(MemSys *m, unsigned slice, const L2Act *act, int n)
 {
+    MsEvKind mem = m->shared ? EV_UP : EV_DRAM;
     for (int i = 0; i < n; i++)
-        ev_push(m, act[i].at, act[i].kind == L2_RESPOND ? EV_RESPOND : EV_DRAM, slice,
-                &act[i].r);
+        ev_push(m, act[i].at, act[i].kind == L2_RESPOND ? EV_RESPOND : mem, slice, &act[i].r);
 }
 
 /* Where the L2 prefetcher's lines go (TmPrefetchEmit's context). */
 typedef struct MsEmit {
     MemSys *m;
-    Cycle at; /* the lookup that prompted them */
+    Cycle at;     /* the lookup that prompted them */
+    unsigned gpu; /* of the slice that looked it up */
 } MsEmit;
 
 /* TmPrefetchEmit: the line joins its slice's queue the cycle after the lookup, unless
@@ -601,7 +700,7 @@ static void l2pf_emit(void *ctx, uint64_t line)
 {
     MsEmit *e = ctx;
     MemSys *m = e->m;
-    unsigned s = ms_slice(m, line);
+    unsigned s = ms_slice(m, e->gpu, line);
     if (m->slice[s].in.n >= m->pf_queue) {
         m->slice[s].l2.ctr->l2_prefetch_dropped++;
         return;
@@ -634,7 +733,7 @@ static void slice_step(MemSys *m, unsigned i, Cycle t)
         int miss = 0;
         for (int k = 0; k < n; k++)
             miss |= act[k].kind == L2_DRAM_READ;
-        MsEmit e = {m, t};
+        MsEmit e = {m, t, i / m->spg};
         m->pf->observe(m->pf_state, &r, miss, l2pf_emit, &e);
     }
 }
@@ -647,7 +746,7 @@ static void chan_step(MemSys *m, unsigned i)
         if (d.req.meta)
             ev_push(m, d.at, EV_META, 0, &r);
         else
-            ev_push(m, d.at + d.req.delay, EV_FILL, d.req.slice, &r);
+            ev_push(m, d.at + d.req.delay, m->shared ? EV_DOWN : EV_FILL, d.req.slice, &r);
     }
     chan_changed(m, i);
 }
@@ -669,13 +768,26 @@ static void ev_step(MemSys *m)
 {
     MsEvent e = ev_pop(m);
     if (e.kind == EV_RESPOND) {
-        unsigned delay = ms_respond(m, &e.r, e.slice);
-        Cycle at = icnt_to_sm(&m->icnt, &e.r, e.slice, e.at) + delay;
+        unsigned delay = ms_respond(m, &e.r, e.slice), z = e.slice / m->spg;
+        unsigned gpu = e.r.sm / m->smpg;
+        Cycle from = e.at;
+        if (m->numa && z != gpu) /* across the zone's crossbar, back to the requesting module */
+            from = link_send(&m->link, z, gpu, ms_link_bytes(m, &e.r, 1),
+                             from + m->icnt.latency);
+        Cycle at = icnt_to_sm(&m->icnt, &e.r, e.slice, from) + delay;
         q_push_sorted(&m->to_sm[e.r.sm], at, &e.r);
         const MsItem *h = q_front(&m->to_sm[e.r.sm]);
         m->recv_head[e.r.sm] = h ? h->at : TM_NEVER;
     } else if (e.kind == EV_DRAM) {
         ms_to_dram(m, &e.r, e.slice, e.at);
+    } else if (e.kind == EV_UP) {
+        Cycle at = link_send(&m->link, e.slice / m->spg, LINK_MEMORY,
+                             ms_link_bytes(m, &e.r, 0), e.at);
+        ev_push(m, at, EV_DRAM, e.slice, &e.r);
+    } else if (e.kind == EV_DOWN) {
+        Cycle at = link_send(&m->link, LINK_MEMORY, e.slice / m->spg,
+                             ms_link_bytes(m, &e.r, 1), e.at);
+        ev_push(m, at, EV_FILL, e.slice, &e.r);
     } else if (e.kind == EV_META) {
         ms_meta_back(m, (unsigned)e.r.tag, e.r.line, e.at);
     } else {
@@ -775,6 +887,8 @@ void memsys_dump(const MemSys *m, FILE *f)
     if (m->evq.n)
         fprintf(f, "  next event at %llu\n", (unsigned long long)tm_heap_min(&m->evq));
     icnt_dump(&m->icnt, f);
+    if (m->ngpu > 1)
+        link_dump(&m->link, f);
     for (unsigned i = 0; i < m->nslice; i++) {
         fprintf(f, "slice %u: %u queued%s, free at %llu\n", i, m->slice[i].in.n,
                 m->slice[i].blocked ? " (blocked on MSHRs)" : "",
@@ -791,7 +905,7 @@ void memsys_dump(const MemSys *m, FILE *f)
             fprintf(f, "sm %u: %u responses waiting\n", i, m->to_sm[i].n);
 }
 
-unsigned memsys_slice(const MemSys *m, uint64_t addr)
+unsigned memsys_slice(MemSys *m, unsigned gpu, uint64_t addr)
 {
-    return ms_slice(m, addr);
+    return ms_slice(m, gpu, addr);
 }

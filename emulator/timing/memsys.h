@@ -29,9 +29,11 @@ int memsys_bind(MemSys *m, const struct TmLaunchView *v);
  * none). */
 struct TmObserverOps;
 void memsys_observe(MemSys *m, const struct TmObserverOps *obs, void *state);
-/* From now on the memory system counts into ctr, or with unit (stats.per_unit) each L2
- * slice into unit[slice] and each DRAM channel into unit[l2.slices + channel], the
- * crossbar still into ctr. */
+/* From now on the memory system counts into ctr, or with unit (stats.per_unit, or a
+ * device of several GPUs) each L2 slice into unit[slice], each DRAM channel into
+ * unit[slices + channel] and, with several GPUs, each GPU's link into
+ * unit[slices + channels + gpu] (slices and channels of the whole device); the crossbar
+ * still into ctr. */
 void memsys_count_into(MemSys *m, TmCounters *ctr, TmCounters *unit);
 /* From now on SM i's injection stalls (its refused requests) count into sm[i], which the
  * SM's own thread writes (NULL, the default and after memsys_next_launch: into ctr). */
@@ -73,7 +75,8 @@ Cycle memsys_next(const MemSys *m, Cycle now);
 /* Nothing in flight. */
 int memsys_idle(const MemSys *m);
 void memsys_dump(const MemSys *m, FILE *f);
-/* The L2 slice that serves address addr (l2.slice_hash; added by the memory side). */
-unsigned memsys_slice(const MemSys *m, uint64_t addr);
+/* The L2 slice that serves GPU gpu's requests for address addr (l2.slice_hash; in a
+ * NUMA device numa.map, which may record the touch). */
+unsigned memsys_slice(MemSys *m, unsigned gpu, uint64_t addr);
 
 #endif

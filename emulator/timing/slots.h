@@ -102,7 +102,8 @@ typedef struct TmCollectorOps {
 typedef struct TmLaunchView {
     const struct EmuHintTable *hints; /* the launch's atoms and descriptors (NULL: none) */
     EmuDim3 grid;                     /* the launch's grid */
-    uint32_t nsm;                     /* SMs of the GPU */
+    uint32_t nsm;                     /* SMs of the device (of all its GPUs) */
+    uint32_t ngpu;                    /* GPUs or modules: SM s is GPU s / (nsm / ngpu)'s */
     uint32_t ctas_per_sm;             /* CTAs of the launch one SM holds at once (>= 1) */
 } TmLaunchView;
 
@@ -407,6 +408,22 @@ typedef struct TmMappingOps {
 
 const TmMappingOps *tm_mapping_find(const char *name);
 const TmMappingOps *tm_mapping_entry(size_t i);
+
+/* The NUMA zone slot (numa.map): one state per memory system of a system.memory = numa
+ * device. zone says which module's memory line (a device address) lives in, below
+ * modules; gpu is the module whose SM asks (a policy that places a page where it is
+ * first touched records it). It must answer the same for a line every time within a
+ * launch. bind gives it each launch (TmLaunchView). docs/multi-gpu.md, NUMA. */
+typedef struct TmZoneOps {
+    const char *name;
+    void *(*init)(const EmuConfig *cfg); /* NULL state: out of host memory */
+    void (*free)(void *state);
+    int (*bind)(void *state, const TmLaunchView *v); /* -1: out of host memory */
+    unsigned (*zone)(void *state, uint64_t line, unsigned gpu);
+} TmZoneOps;
+
+const TmZoneOps *tm_zone_find(const char *name);
+const TmZoneOps *tm_zone_entry(size_t i);
 
 /* The L1 prefetcher named by cfg->l1_prefetch, or NULL (registry.def). */
 const TmPrefetchOps *tm_prefetch_find(const char *name);

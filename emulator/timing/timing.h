@@ -67,6 +67,12 @@ typedef struct TmReport {
     size_t n, cap;
     TmCounters *unit;
     uint32_t nsm, nslice, nchan;
+    /* a device of several GPUs (docs/multi-gpu.md): each GPU's counters (its SMs', its
+     * slices', its own channels' in a NUMA device, its link's) and the cycle its last CTA
+     * finished */
+    TmCounters *gpu;
+    uint64_t *gpu_cycles;
+    uint32_t ngpu;
 } TmReport;
 
 /* A request between an SM's L1 and the memory system: one 128-byte line with the 32-byte

@@ -62,10 +62,14 @@ typedef struct EmuProps {
     uint64_t const_mem_bytes;
     uint32_t clock_khz;
     uint32_t cc_major, cc_minor; /* compute capability reported to programs */
-    /* Which GPU of its system the device is (0 .. gpus - 1), and its part of the global
+    /* Which device of its system it is (0 .. gpus - 1), and its part of the global
      * window: its allocations lie in [global_base, global_limit), disjoint from every
-     * other GPU's, so an address names its device. */
+     * other device's, so an address names its device. */
     uint32_t gpu_index, gpus;
+    /* The GPUs (or GPU modules) the device is made of: 1, or system.gpus with
+     * system.memory = shared or numa (docs/multi-gpu.md); sm_count counts all their SMs
+     * and global_mem_bytes all their memory. */
+    uint32_t device_gpus;
     uint64_t global_base, global_limit;
 } EmuProps;
 
@@ -148,7 +152,8 @@ EmuStatus emu_create_with(EmuDevice **out, const char *config, const char *set, 
 void emu_destroy(EmuDevice *d);
 const EmuProps *emu_props(const EmuDevice *d);
 
-/* A system: the GPUs one configuration describes (system.gpus, docs/multi-device.md),
+/* A system: the GPUs one configuration describes (system.gpus, docs/multi-device.md;
+ * with system.memory = shared or numa they form one device, docs/multi-gpu.md),
  * read once from the environment (emu_system_create) or from config and set as
  * emu_create_with takes them. emu_system_device makes GPU i of it, a device like any
  * other (its own memory, in its own part of the global window, modules, statistics and
@@ -158,6 +163,7 @@ typedef struct EmuSystem EmuSystem;
 EmuStatus emu_system_create(EmuSystem **out, char *err, size_t errlen);
 EmuStatus emu_system_create_with(EmuSystem **out, const char *config, const char *set,
                                  char *err, size_t errlen);
+/* The devices the system shows: system.gpus, or 1 when its GPUs form one device. */
 uint32_t emu_system_gpus(const EmuSystem *s);
 /* GPU i's part of the global window, before the device exists (EmuProps.global_base,
  * .global_limit of the device emu_system_device makes). */
