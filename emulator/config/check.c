@@ -35,6 +35,11 @@ static const CfgRange cfg_ranges[] = {
     {"system.link_latency",         1,   MAX_U32,     0, NULL},
     {"system.link_header_bytes",    1,   4096,        0, NULL},
     {"numa.interleave_bytes",       1,   1ull << 40,  1, NULL},
+    {"halcone.read_lease",          0,   0x7fff,      0, "timestamps are 16-bit"},
+    {"halcone.write_lease",         1,   0x7fff,      0, "timestamps are 16-bit"},
+    {"halcone.tsu_ways",            1,   64,          0, NULL},
+    {"halcone.tsu_entries",         0,   1u << 26,    0, NULL},
+    {"halcone.tsu_latency",         0,   1u << 20,    0, NULL},
     {"numa.page_bytes",             1,   1ull << 40,  1, NULL},
     {"gpu.max_threads_per_block",   1,   MAX_U32,     0, NULL},
     {"gpu.max_threads_per_sm",      1,   65536,       0, "2048 warp slots"},
@@ -415,6 +420,10 @@ static int cfg_check_ldesc(const EmuConfig *c, char *err, size_t n)
     if (c->xmem_pin_share > 100) {
         snprintf(err, n, "xmem.pin_share: expected a percentage in [0, 100], got %u",
                  c->xmem_pin_share);
+        return -1;
+    }
+    if (strcmp(c->coherence, "halcone") == 0 && c->core_mem_latency) {
+        snprintf(err, n, "coherence = halcone needs the memory system (core.mem_latency = 0)");
         return -1;
     }
     if ((strcmp(c->ldesc_mode, "cache") == 0 || strcmp(c->ldesc_mode, "all") == 0) &&

@@ -1,7 +1,8 @@
 /*
- * coherence.c - L1 coherence policies for the coherence slot (coherence; timing/slots.h).
+ * coherence.c - simple policies of the coherence slot (coherence; timing/slots.h).
  * GPU L1s are written through and not kept coherent by hardware; what varies is when an
- * SM stops trusting the lines it holds.
+ * SM stops trusting the lines it holds, and whether the L2s are emptied between kernels.
+ * HALCONE's timestamps are mech/halcone.c.
  *
  *   fence  a memory fence of device or system scope (membar.gl / membar.sys:
  *          __threadfence(), __threadfence_system()) invalidates the SM's L1, as GPUs
@@ -11,8 +12,12 @@
  *          coherence (Singh, Shriraman, Fung, O'Connor, Aamodt, "Cache Coherence for GPU
  *          Architectures", HPCA 2013), with one synchronized clock, no lease prediction
  *          and no write stalls.
+ *   flush  every L2 writes its dirty lines back and drops every line at the end of each
+ *          launch, so a device of several GPUs with L2s of their own (system.memory =
+ *          shared) sees every kernel's writes in the next kernel, as MGPUSim's multi-GPU
+ *          model does at kernel boundaries (docs/multi-gpu.md).
  *
- * Neither changes a result (the functional model executes at issue, so loads always see
+ * None changes a result (the functional model executes at issue, so loads always see
  * memory as it is); they change which reads hit.
  */
 #include <stdio.h>
@@ -46,13 +51,15 @@ static void lease_end(TmGpu *g, void *state)
     free(state);
 }
 
-static int lease_valid(void *state, unsigned sm, uint64_t line, Cycle filled, Cycle now)
+static int lease_valid(void *state, unsigned sm, uint64_t line, uint64_t meta, Cycle filled,
+                       Cycle now)
 {
-    (void)sm, (void)line;
+    (void)sm, (void)line, (void)meta;
     return now - filled < *(const uint64_t *)state;
 }
 
 const TmCoherenceOps tm_coh_fence = {.name = "fence", .fence = fence_invalidates};
+const TmCoherenceOps tm_coh_flush = {.name = "flush", .flush = 1};
 const TmCoherenceOps tm_coh_lease = {.name = "lease",
                                      .launch = {.begin = lease_begin, .end = lease_end},
                                      .l1_read = lease_valid};

@@ -26,6 +26,7 @@ typedef struct CacheLine {
     uint8_t prefetched; /* brought by a prefetch and not yet read by a demand request */
     uint8_t prio;   /* TmPin: evicted after every line of lower priority (pinning) */
     Cycle filled;   /* the cycle its last fill arrived (the coherence slot's lease) */
+    uint64_t meta;  /* the coherence slot's word for the line (TmReq.meta of its fill) */
 } CacheLine;
 
 typedef struct CacheMshr {

@@ -149,7 +149,8 @@ static int read_line(void *ctx, uint64_t line, uint8_t *buf, unsigned n)
 
 /* The launch's memory system: the device's, carried over (l2.persist), or its own. A
  * device's memory system that a failed launch left with requests in flight is replaced
- * by a cold one. */
+ * by a cold one. Made before the slots' launch.begin (the coherence slot's L1 part finds
+ * its memory side there); told of the launch after (gpu_bind_memsys). */
 static int gpu_memsys(TmGpu *g, char *err, size_t n)
 {
     EmuDevice *d = g->d;
@@ -168,6 +169,11 @@ static int gpu_memsys(TmGpu *g, char *err, size_t n)
     if (!g->mem)
         return -1;
     memsys_set_reader(g->mem, read_line, d);
+    return 0;
+}
+
+static int gpu_bind_memsys(TmGpu *g, char *err, size_t n)
+{
     TmLaunchView v = tm_gpu_view(g);
     memsys_observe(g->mem, g->obs, g->mech[TM_SLOT_OBSERVER].state);
     if (memsys_bind(g->mem, &v) < 0) {
@@ -259,6 +265,8 @@ static EmuStatus gpu_setup(TmGpu *g, const EmuModule *m, int kernel, char *err, 
     g->mech[TM_SLOT_PLACEMENT].hooks = &g->place->launch;
     g->mech[TM_SLOT_COHERENCE].hooks = &g->coh->launch;
     g->mech[TM_SLOT_ASSIST].hooks = &g->assist->launch;
+    if (!c->core_mem_latency && gpu_memsys(g, err, n))
+        return EMU_ERR_INVALID_CONFIG;
     for (unsigned i = 0; i < TM_NSLOTS; i++) {
         const TmLaunchHooks *h = g->mech[i].hooks;
         if (h->begin && h->begin(g, &g->mech[i].state, err, n))
@@ -276,7 +284,7 @@ static EmuStatus gpu_setup(TmGpu *g, const EmuModule *m, int kernel, char *err, 
             return EMU_ERR_OUT_OF_RESOURCES;
         }
     }
-    if (!c->core_mem_latency && gpu_memsys(g, err, n))
+    if (g->mem && gpu_bind_memsys(g, err, n))
         return EMU_ERR_INVALID_CONFIG;
     if (gpu_units(g, err, n))
         return EMU_ERR_OUT_OF_MEMORY;
@@ -706,8 +714,17 @@ static EmuStatus gpu_run(TmGpu *g, EmuFault *fault)
         int work = gpu_cycle(g);
         if (g->status)
             return g->status;
-        if (gpu_idle(g))
-            return EMU_OK;
+        if (gpu_idle(g)) {
+            /* a policy that flushes the L2s at kernel boundaries: the launch ends when
+             * their write-backs have drained */
+            int flushed = !g->flushed && g->mem ? memsys_flush(g->mem, g->now) : 0;
+            g->flushed = 1;
+            if (flushed < 0)
+                return EMU_ERR_OUT_OF_MEMORY;
+            if (!flushed || gpu_idle(g))
+                return EMU_OK;
+            work = 1;
+        }
         /* the watchdog counts cycles in which units worked but no warp instruction
          * issued: waiting (idle cycles, skipped or not) is not a livelock */
         uint64_t done = g->insns;
@@ -844,6 +861,8 @@ EmuStatus tm_launch(EmuDevice *d, EmuModule *m, int kernel, EmuExec *x, EmuFault
         gpu_awake_free(g, threads);
         g->pool = NULL;
         emu_progress_end(d);
+        if (g->mem)
+            memsys_end_launch(g->mem, g->now);
         gpu_settle(g, g->now + 1);
         gpu_interval(g, g->now + 1);
     }

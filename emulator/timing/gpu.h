@@ -42,6 +42,7 @@ struct TmGpu {
     Cycle now;
     uint64_t ncta, next_cta, ctas_done;
     int cta_finished;       /* a CTA finished this cycle (placement runs next cycle) */
+    int flushed;            /* the L2s were flushed at the launch's end (memsys_flush) */
     uint32_t rr;            /* CTA scheduler: next SM to try */
     uint64_t *gpu_next;     /* [ngpu] with several GPUs: CTAs each GPU has been given */
     uint32_t *gpu_rr;       /* [ngpu] and the next of its SMs to try */

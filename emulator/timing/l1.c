@@ -166,7 +166,7 @@ static void l1_coherence(L1 *l, const TmReq *r, Cycle now)
 {
     CacheLine *line = cache_find(&l->c, r->line);
     if (line && !line->mshr && !(r->sectors & ~line->valid) &&
-        !l->coh->l1_read(l->coh_state, l->sm, r->line, line->filled, now)) {
+        !l->coh->l1_read(l->coh_state, l->sm, r->line, line->meta, line->filled, now)) {
         l1_drop(l, line, now);
         l->ctr->l1_coherence_invalidations++;
     }
@@ -176,7 +176,7 @@ static L1Result l1_read(L1 *l, const TmReq *r, Cycle now, int first, Cycle *read
 {
     CachePlan p;
     l1_pin_timer(l, now); /* first: every change of the pinned lines comes after it */
-    if (l->coh)
+    if (l->coh && l->coh->l1_read)
         l1_coherence(l, r, now);
     cache_plan(&l->c, r, &p);
     if (p.out == CACHE_STALL) {
@@ -254,8 +254,19 @@ unsigned l1_fill(L1 *l, const TmReq *resp, TmReq *out, Cycle now)
         out[0].tag &= ~L1_ATOMIC_TAG;
         return 1;
     }
+    uint64_t meta = l->coh && l->coh->l1_fill ? l->coh->l1_fill(l->coh_state, l->sm, resp, now)
+                                              : 0;
+    if (resp->kind == TM_WRITE) { /* a written-through write's answer (write_through) */
+        CacheLine *line = cache_find(&l->c, resp->line);
+        if (line)
+            line->meta = meta;
+        return 0;
+    }
     CacheMshr *m = cache_mshr_find(&l->c, resp->line);
     if (!m)
         return 0; /* not ours: cannot happen, the memory system answers each request once */
+    CacheLine *line = m->lineless ? NULL : cache_find(&l->c, resp->line);
+    if (line)
+        line->meta = meta;
     return cache_fill(&l->c, m, resp->sectors, out, l->c.merge, now);
 }

@@ -14,6 +14,11 @@
  * holds the data). Writes are not answered.
  * Addresses are global line addresses; the set index skips the slice-selection bits
  * (cache set_div = l2.slices).
+ * The coherence slot's memory side (slots.h) may refuse a read hit (the line's sectors
+ * are dropped, its way kept, and the read misses: l2.coherence_invalidations), gives
+ * every filled line its meta and hears of every valid line replaced. With its
+ * write_through, writes (and atomics) leave no dirty line: each is written through to
+ * memory, a write with L2_ANSWER_TAG, whose answer (l2_answer) goes on to the SM.
  */
 #include "timing/l2.h"
 
@@ -44,6 +49,18 @@ static L2Act writeback(uint64_t line, uint8_t dirty, Cycle at)
                    .r = {.line = line, .sectors = dirty, .kind = TM_WRITE}};
 }
 
+/* The coherence slot hears of the valid line l the slice replaces with line by. */
+static void l2_replaced(L2Slice *s, const CacheLine *l, uint64_t by, Cycle t)
+{
+    if (s->coh && s->coh->l2_evict && l->used && l->valid && l->addr != by)
+        s->coh->l2_evict(s->coh_state, s->ctr, s->id, l->addr, l->meta, t);
+}
+
+static int l2_through(const L2Slice *s)
+{
+    return s->coh && s->coh->write_through;
+}
+
 static int l2_write(L2Slice *s, const TmReq *r, Cycle t, L2Act *act)
 {
     int n = 0;
@@ -60,12 +77,31 @@ static int l2_write(L2Slice *s, const TmReq *r, Cycle t, L2Act *act)
             act[n++] = writeback(l->addr, l->dirty, t);
             s->ctr->l2_writebacks++;
         }
+        l2_replaced(s, l, r->line, t);
         cache_install(&s->c, l, r->line);
     }
     l->valid |= r->sectors;
-    l->dirty |= r->sectors;
     s->ctr->l2_writes++;
+    if (!l2_through(s)) {
+        l->dirty |= r->sectors;
+        return n;
+    }
+    TmReq w = *r;
+    w.tag |= L2_ANSWER_TAG;
+    act[n++] = (L2Act){.kind = L2_DRAM_WRITE, .at = t + s->latency, .r = w};
     return n;
+}
+
+/* The coherence slot may refuse a read hit: the line's sectors go (its way stays), and
+ * the read misses. */
+static void l2_coherence(L2Slice *s, const TmReq *r, Cycle t)
+{
+    CacheLine *l = cache_find(&s->c, r->line);
+    if (l && !l->mshr && !l->dirty && l->valid && !(r->sectors & ~l->valid) &&
+        !s->coh->l2_read(s->coh_state, s->ctr, s->id, l->meta, t)) {
+        l->valid = 0;
+        s->ctr->l2_coherence_invalidations++;
+    }
 }
 
 /* A prefetch (L2_PREFETCH_TAG): fetches the line when it is neither present nor on its
@@ -84,6 +120,7 @@ static int l2_prefetch(L2Slice *s, const TmReq *r, Cycle t, L2Act *act)
         act[n++] = writeback(p.evict, p.evict_dirty, t);
         s->ctr->l2_writebacks++;
     }
+    l2_replaced(s, p.line, r->line, t);
     cache_apply(&s->c, r, &p);
     p.line->prefetched = 1;
     s->ctr->l2_prefetches++;
@@ -96,6 +133,8 @@ static int l2_read(L2Slice *s, const TmReq *r, Cycle t, L2Act *act)
 {
     CachePlan p;
     int n = 0;
+    if (s->coh && s->coh->l2_read && r->kind == TM_READ)
+        l2_coherence(s, r, t);
     cache_plan(&s->c, r, &p);
     if (p.out == CACHE_STALL || (r->kind == TM_ATOMIC && !p.line))
         return -1; /* an atomic waits for a bypassing read of its line to finish */
@@ -115,16 +154,24 @@ static int l2_read(L2Slice *s, const TmReq *r, Cycle t, L2Act *act)
         act[n++] = writeback(p.evict, p.evict_dirty, t);
         s->ctr->l2_writebacks++;
     }
+    if (cache_plan_installs(&p, r) && p.insert != TM_INSERT_BYPASS)
+        l2_replaced(s, p.line, r->line, t);
     cache_apply(&s->c, r, &p);
     if (s->obs && r->kind == TM_READ)
         s->obs->outcome(s->obs_state, r, 2,
                         p.out == CACHE_HIT ? TM_OUT_HIT : p.out == CACHE_MISS ? TM_OUT_MISS
                                                                               : TM_OUT_MERGE);
-    if (r->kind == TM_ATOMIC)
+    if (r->kind == TM_ATOMIC && !l2_through(s)) {
         p.line->dirty |= r->sectors;
+    } else if (r->kind == TM_ATOMIC) { /* its write goes through, unanswered */
+        act[n++] = (L2Act){.kind = L2_DRAM_WRITE, .at = t + s->latency,
+                           .r = {.line = r->line, .sectors = r->sectors, .kind = TM_WRITE,
+                                 .sm = r->sm}};
+    }
     if (p.out == CACHE_HIT) {
         s->ctr->l2_hits++;
-        act[n++] = (L2Act){.kind = L2_RESPOND, .at = t + s->latency, .r = *r};
+        act[n] = (L2Act){.kind = L2_RESPOND, .at = t + s->latency, .r = *r};
+        act[n++].r.meta = p.line->meta;
     } else if (p.out == CACHE_MISS) {
         s->ctr->l2_misses++;
         act[n++] = (L2Act){.kind = L2_DRAM_READ, .at = t + s->latency,
@@ -151,8 +198,52 @@ int l2_access(L2Slice *s, const TmReq *r, Cycle t, L2Act *act)
 
 unsigned l2_fill(L2Slice *s, uint64_t line, uint8_t sectors, TmReq *out, Cycle now)
 {
-    CacheMshr *m = cache_mshr_find(&s->c, line);
-    return m ? cache_fill(&s->c, m, sectors, out, s->c.merge, now) : 0;
+    return l2_fill_req(s, &(TmReq){.line = line, .sectors = sectors, .kind = TM_READ}, out,
+                       now);
+}
+
+unsigned l2_fill_req(L2Slice *s, const TmReq *r, TmReq *out, Cycle now)
+{
+    CacheMshr *m = cache_mshr_find(&s->c, r->line);
+    if (!m)
+        return 0;
+    uint64_t meta = s->coh && s->coh->l2_fill ? s->coh->l2_fill(s->coh_state, s->ctr, s->id,
+                                                                r, now)
+                                              : 0;
+    CacheLine *l = m->lineless ? NULL : cache_find(&s->c, r->line);
+    if (l)
+        l->meta = meta;
+    unsigned k = cache_fill(&s->c, m, r->sectors, out, s->c.merge, now);
+    for (unsigned i = 0; i < k; i++)
+        out[i].meta = meta;
+    return k;
+}
+
+void l2_answer(L2Slice *s, const TmReq *r, TmReq *resp, Cycle now)
+{
+    uint64_t meta = s->coh && s->coh->l2_fill ? s->coh->l2_fill(s->coh_state, s->ctr, s->id,
+                                                                r, now)
+                                              : 0;
+    CacheLine *l = cache_find(&s->c, r->line);
+    if (l && !l->mshr)
+        l->meta = meta;
+    *resp = *r;
+    resp->tag &= ~L2_ANSWER_TAG;
+    resp->meta = meta;
+}
+
+unsigned l2_flush(L2Slice *s, TmReq *wb)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < s->c.sets * s->c.ways; i++) {
+        CacheLine *l = &s->c.lines[i];
+        if (l->used && l->dirty && !l->mshr) {
+            wb[n++] = (TmReq){.line = l->addr, .sectors = l->dirty, .kind = TM_WRITE};
+            s->ctr->l2_writebacks++;
+        }
+    }
+    cache_invalidate(&s->c);
+    return n;
 }
 
 void l2_dump(const L2Slice *s, FILE *f)

@@ -467,7 +467,7 @@ int ldst_idle(const LdSt *u)
 
 void ldst_coherence(LdSt *u, const TmCoherenceOps *coh, void *state)
 {
-    u->l1.coh = coh && coh->l1_read ? coh : NULL;
+    u->l1.coh = coh && (coh->l1_read || coh->l1_fill) ? coh : NULL;
     u->l1.coh_state = state;
 }
 

@@ -72,7 +72,9 @@ typedef enum MsEvKind {
     EV_FILL,    /* DRAM data for r.line, r.sectors is back at slice */
     EV_META,    /* the transform's metadata line r.line of channel r.tag is back */
     EV_UP,      /* r leaves slice for DRAM over its GPU's link (shared) */
-    EV_DOWN,    /* DRAM data for r leaves the memory side for slice's GPU (shared) */
+    EV_DOWN,    /* DRAM data for r, or memory's answer to write r, leaves the memory side
+                 * for slice's GPU (shared) */
+    EV_ANSWER,  /* memory's answer to write r, written through, is back at slice */
 } MsEvKind;
 
 typedef struct MsEvent {
@@ -118,6 +120,8 @@ struct MemSys {
     Link link;
     const TmZoneOps *zone;    /* numa.map */
     void *zone_state;
+    const TmCoherenceOps *coh; /* coherence: its memory side */
+    void *coh_state;
     Icnt icnt;
     MsSlice *slice;
     DramChan *chan;
@@ -328,6 +332,13 @@ static void ms_to_dram(MemSys *m, const TmReq *r, unsigned slice, Cycle now)
     if (d.write || wait == TM_XF_NO_META || park(&m->parked[ch], wait, &d) < 0)
         dram_push(c, &d, now); /* (out of host memory: served without waiting) */
     chan_changed(m, ch);
+    if (d.write && m->coh->memory) { /* the coherence slot's memory side sees the write */
+        Cycle delay = 0;
+        TmReq ans = *r;
+        ans.meta = m->coh->memory(m->coh_state, c->ctr, slice, r, now, &delay);
+        if (r->tag & L2_ANSWER_TAG)
+            ev_push(m, now + delay, m->shared ? EV_DOWN : EV_ANSWER, slice, &ans);
+    }
 }
 
 /* Metadata line meta of channel ch is back: the reads that waited for it go to DRAM. */
@@ -443,6 +454,14 @@ MemSys *memsys_new(const EmuConfig *cfg, TmCounters *ctr, char *err, size_t n)
         memsys_free(m);
         return NULL;
     }
+    if (!(m->coh = tm_coherence_find(cfg->coherence)) ||
+        (m->coh->mem_init && !(m->coh_state = m->coh->mem_init(cfg)))) {
+        snprintf(err, n, "coherence: %s", m->coh ? "out of host memory" : "unknown policy");
+        memsys_free(m);
+        return NULL;
+    }
+    for (unsigned i = 0; i < m->nslice; i++)
+        m->slice[i].l2.coh = m->coh, m->slice[i].l2.coh_state = m->coh_state;
     m->pf_queue = cfg->l2_prefetch_queue;
     if (!(m->pf = tm_l2_prefetch_find(cfg->l2_prefetch)) ||
         (m->pf->init && !(m->pf_state = m->pf->init(cfg)))) {
@@ -499,6 +518,34 @@ int memsys_bind(MemSys *m, const TmLaunchView *v)
     return m->map->bind && m->map->bind(m->map_state, v) < 0 ? -1 : 0;
 }
 
+void *memsys_coherence_state(const MemSys *m)
+{
+    return m->coh_state;
+}
+
+void memsys_end_launch(MemSys *m, Cycle last)
+{
+    if (m->coh->mem_launch)
+        m->coh->mem_launch(m->coh_state, last);
+}
+
+int memsys_flush(MemSys *m, Cycle now)
+{
+    if (!m->coh->flush)
+        return 0;
+    TmReq *wb = malloc((size_t)m->slice[0].l2.c.sets * m->slice[0].l2.c.ways * sizeof *wb);
+    if (!wb)
+        return -1;
+    for (unsigned i = 0; i < m->nslice; i++) {
+        unsigned n = l2_flush(&m->slice[i].l2, wb);
+        for (unsigned k = 0; k < n; k++)
+            ev_push(m, now, m->shared ? EV_UP : EV_DRAM, i, &wb[k]);
+    }
+    free(wb);
+    m->quiet = 0;
+    return 1;
+}
+
 int memsys_next_launch(MemSys *m, TmCounters *ctr)
 {
     if (!memsys_idle(m))
@@ -553,6 +600,8 @@ void memsys_free(MemSys *m)
         m->map->free(m->map_state);
     if (m->zone && m->zone->free)
         m->zone->free(m->zone_state);
+    if (m->coh && m->coh->mem_free)
+        m->coh->mem_free(m->coh_state);
     link_free(&m->link);
     if (m->pf && m->pf->free)
         m->pf->free(m->pf_state);
@@ -638,7 +687,7 @@ static unsigned ms_link_bytes(const MemSys *m, const TmReq *r, int response)
 {
     int data = response ? r->kind != TM_WRITE : r->kind != TM_READ;
     unsigned bytes = r->xbytes ? r->xbytes : tm_nsectors(r->sectors) * m->icnt.sector;
-    return link_packet(&m->link, data ? bytes : 0);
+    return link_packet(&m->link, data ? bytes : 0) + (response ? m->coh->stamp_bytes : 0);
 }
 
 int memsys_take(MemSys *m, unsigned sm)
@@ -715,7 +764,7 @@ static void l2pf_emit(void *ctx, uint64_t line)
 static void slice_step(MemSys *m, unsigned i, Cycle t)
 {
     MsSlice *s = &m->slice[i];
-    L2Act act[2];
+    L2Act act[3];
     TmReq r = q_front(&s->in)->r;
     int n = l2_access(&s->l2, &r, t, act);
     if (n < 0) {
@@ -743,10 +792,15 @@ static void chan_step(MemSys *m, unsigned i)
     DramDone d;
     if (dram_pick(&m->chan[i], &d) && !d.req.write) {
         TmReq r = {.line = d.req.line, .sectors = d.req.sectors, .kind = TM_READ, .tag = i};
-        if (d.req.meta)
+        if (d.req.meta) {
             ev_push(m, d.at, EV_META, 0, &r);
-        else
+        } else {
+            Cycle delay = 0;
+            if (m->coh->memory) /* the coherence slot's memory side: the fill's meta */
+                r.meta = m->coh->memory(m->coh_state, m->chan[i].ctr, d.req.slice, &r, d.at,
+                                        &delay);
             ev_push(m, d.at + d.req.delay, m->shared ? EV_DOWN : EV_FILL, d.req.slice, &r);
+        }
     }
     chan_changed(m, i);
 }
@@ -787,12 +841,16 @@ static void ev_step(MemSys *m)
     } else if (e.kind == EV_DOWN) {
         Cycle at = link_send(&m->link, LINK_MEMORY, e.slice / m->spg,
                              ms_link_bytes(m, &e.r, 1), e.at);
-        ev_push(m, at, EV_FILL, e.slice, &e.r);
+        ev_push(m, at, e.r.kind == TM_WRITE ? EV_ANSWER : EV_FILL, e.slice, &e.r);
+    } else if (e.kind == EV_ANSWER) {
+        TmReq resp;
+        l2_answer(&m->slice[e.slice].l2, &e.r, &resp, e.at);
+        ev_push(m, e.at, EV_RESPOND, e.slice, &resp);
     } else if (e.kind == EV_META) {
         ms_meta_back(m, (unsigned)e.r.tag, e.r.line, e.at);
     } else {
         MsSlice *s = &m->slice[e.slice];
-        unsigned k = l2_fill(&s->l2, e.r.line, e.r.sectors, m->fillbuf, e.at);
+        unsigned k = l2_fill_req(&s->l2, &e.r, m->fillbuf, e.at);
         for (unsigned i = 0; i < k; i++)
             if (!(m->fillbuf[i].tag & L2_PREFETCH_TAG)) /* nobody waits for a prefetch */
                 ev_push(m, e.at, EV_RESPOND, e.slice, &m->fillbuf[i]);

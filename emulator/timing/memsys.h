@@ -21,6 +21,15 @@ void memsys_free(MemSys *m);
  * expired in the time between launches) and it adds to ctr from now on. -1, changing
  * nothing, when it is not idle (the last launch ended with requests in flight). */
 int memsys_next_launch(MemSys *m, TmCounters *ctr);
+/* The coherence slot's memory-side state (TmCoherenceOps.mem_init's), or NULL. */
+void *memsys_coherence_state(const MemSys *m);
+/* The launch that used the memory system ended at cycle last (the coherence slot's
+ * memory side: a kernel boundary). */
+void memsys_end_launch(MemSys *m, Cycle last);
+/* Under a coherence policy that flushes the L2s at kernel boundaries (coherence = flush):
+ * every slice writes its dirty lines back (from cycle now) and drops every line; 1 when
+ * it did, 0 when the policy does not flush, -1 out of host memory. */
+int memsys_flush(MemSys *m, Cycle now);
 /* Gives the L2 slices' insertion policies and the DRAM mapping the launch about to run
  * (slots.h, TmLaunchView): 0, or -1 out of host memory. */
 struct TmLaunchView;

@@ -94,10 +94,13 @@ typedef struct TmReq {
     uint16_t desc;     /* 1 + the Locality Descriptor it falls in (0: none) */
     uint64_t tag;      /* requester's id, returned with the response */
     Cycle issued;      /* cycle the L1 sent it (latency statistics) */
+    uint64_t meta;     /* the coherence slot's word a response (or a write's answer)
+                        * carries to the cache it fills (slots.h; HALCONE: the block's
+                        * timestamps) */
 } TmReq;
 
 /* Requests are copied through every queue of the memory system: keep them small. */
-_Static_assert(sizeof(TmReq) <= 40, "TmReq grew past 40 bytes");
+_Static_assert(sizeof(TmReq) <= 48, "TmReq grew past 48 bytes");
 
 /* What the SM's assist slot did with a line it writes (TmReq.assist): nothing, kept it
  * uncompressed (the line is stored as it is), or sends it compressed (xbytes). */
