@@ -111,7 +111,23 @@ typedef struct EmuWlog {
     uint8_t *buf;
     size_t len, cap;
     int lost;            /* host memory ran out: a record was dropped */
+    /* told of every record's n bytes at device address addr before (after = 0) and after
+     * (1) it is applied, or NULL (a device of several GPUs with caches of their own,
+     * timing/stale.h) */
+    void (*watch)(void *ctx, uint64_t addr, unsigned n, int after);
+    void *watch_ctx;
 } EmuWlog;
+
+/* What a global load sees when it is not memory (a GPU's stale copies, timing/stale.h):
+ * read puts n bytes at device address addr into out and returns 1 when the view has
+ * them; it is asked only while *live is not 0. */
+typedef struct EmuView {
+    int (*read)(const struct EmuView *v, uint64_t addr, unsigned n, void *out);
+    const size_t *live;
+    const void *ctx;
+    unsigned who;
+    const uint64_t *now;  /* the cycle */
+} EmuView;
 
 /* Everything a handler may touch during a launch. */
 struct EmuExec {
@@ -172,6 +188,8 @@ struct EmuExec {
     /* timing mode: where global stores and atomics go until the end of the cycle
      * (emu_wlog_commit); NULL in functional mode, where they happen at once */
     EmuWlog *wlog;
+    /* timing mode: the view global loads read through, or NULL (memory as it is) */
+    const EmuView *view;
     /* fault being reported (space, access: EmuSpace, EmuAccess of a memory fault) */
     EmuStatus fstatus;
     uint32_t flane;

@@ -147,6 +147,7 @@ enum { AT_U32, AT_S32, AT_F32, AT_U64, AT_S64, AT_F64 };
 
 typedef struct EmuWlRec {
     uint8_t *p;          /* host address */
+    uint64_t addr;       /* device address */
     uint32_t *dlo, *dhi; /* atomic: its destination register's words (dhi: 64-bit) */
     uint64_t v, cmp;     /* atomic: operand (cas: new value) and cas's compare value */
     uint32_t n;          /* store: bytes after the header */
@@ -176,29 +177,36 @@ static size_t wl_size(uint32_t n)
     return sizeof(EmuWlRec) + ((n + 7u) & ~7u);
 }
 
-static void wl_store(EmuWlog *g, uint8_t *p, const void *src, uint32_t n)
+static void wl_store(EmuWlog *g, uint8_t *p, uint64_t addr, const void *src, uint32_t n)
 {
     EmuWlRec *r = wl_reserve(g, wl_size(n));
     if (!r)
         return;
-    *r = (EmuWlRec){.p = p, .n = n, .kind = WL_STORE};
+    *r = (EmuWlRec){.p = p, .addr = addr, .n = n, .kind = WL_STORE};
     memcpy(r + 1, src, n);
 }
 
-static void wl_atom(EmuWlog *g, uint8_t *p, unsigned kind, unsigned ty, unsigned op,
-                    uint64_t v, uint64_t cmp, uint32_t *dlo, uint32_t *dhi)
+static void wl_atom(EmuWlog *g, uint8_t *p, uint64_t addr, unsigned kind, unsigned ty,
+                    unsigned op, uint64_t v, uint64_t cmp, uint32_t *dlo, uint32_t *dhi)
 {
     EmuWlRec *r = wl_reserve(g, sizeof *r);
     if (r)
-        *r = (EmuWlRec){.p = p, .dlo = dlo, .dhi = dhi, .v = v, .cmp = cmp,
+        *r = (EmuWlRec){.p = p, .addr = addr, .dlo = dlo, .dhi = dhi, .v = v, .cmp = cmp,
                         .kind = (uint8_t)kind, .ty = (uint8_t)ty, .op = (uint8_t)op};
+}
+
+/* The device address of host pointer p into the allocation last hit (every deferred
+ * store and atomic is into it: its lookup made it the last hit). */
+AI uint64_t hit_addr(const EmuExec *x, const uint8_t *p)
+{
+    return x->gbase + (uint64_t)(p - x->ghost);
 }
 
 /* A store's bytes: at once, or into the log (defer). */
 AI void put(EmuExec *x, uint8_t *p, const void *src, unsigned n, int defer)
 {
     if (defer)
-        wl_store(x->wlog, p, src, n);
+        wl_store(x->wlog, p, hit_addr(x, p), src, n);
     else
         memcpy(p, src, n);
 }
@@ -291,11 +299,30 @@ AI uint8_t *warp_region(EmuExec *x, unsigned space, EmuRows R, unsigned s0, int6
 
 /* --- handlers ---------------------------------------------------------------------------- */
 
+/* A lane's global load of n bytes at generic or global address a (v: memory's bytes)
+ * through the view: a GPU's stale copy replaces them (timing/stale.h). */
+static void view_read(const EmuExec *x, unsigned space, uint64_t a, unsigned n, void *v)
+{
+    if (space == XS_GLOBAL || (space == XS_GENERIC && a - XGPU_SHARED_BASE >= XGPU_WINDOW_SIZE &&
+                               a - XGPU_LOCAL_BASE >= XGPU_WINDOW_SIZE &&
+                               a - XGPU_PARAM_BASE >= XGPU_WINDOW_SIZE))
+        x->view->read(x->view, a, n, v);
+}
+
 #define LDOP(sfx, N, CT, STORE_RESULT)                                                      \
     EMU_HOT static int ld_##sfx(EXEC_ARGS) {                                               \
         OPERANDS;                                                                           \
         uint64_t off[XGPU_WARP_SIZE];                                                       \
         int contig, same;                                                                   \
+        if (x->view && *x->view->live) { /* stale copies: lane by lane */                  \
+            LANES {                                                                         \
+                uint64_t a = rr64(R, s0, l) + (uint64_t)imm;                               \
+                uint8_t *p = mem_at(x, w, in, in->mod, a, N, 0, l);                         \
+                if (!p) return EXEC_FAULT;                                                  \
+                CT v; memcpy(&v, p, N); view_read(x, in->mod, a, N, &v); STORE_RESULT;      \
+            }                                                                               \
+            return EXEC_NEXT;                                                               \
+        }                                                                                   \
         const uint8_t *base =                                                               \
             warp_region(x, in->mod, R, s0, imm, N, 0, mask, off, &contig, &same);           \
         if (base && N == 4 && contig) {                                                     \
@@ -498,7 +525,7 @@ static void atom_lane(EmuExec *x, EmuWarp *w, uint8_t *p, int global, unsigned k
 {
     uint32_t *dlo = &w->r[d][l], *dhi = ty >= AT_U64 ? &w->r[d + 1][l] : NULL;
     if (global && x->wlog)
-        wl_atom(x->wlog, p, kind, ty, op, v, cmp, dlo, dhi);
+        wl_atom(x->wlog, p, hit_addr(x, p), kind, ty, op, v, cmp, dlo, dhi);
     else
         atom_apply(p, kind, ty, op, v, cmp, dlo, dhi);
 }
@@ -507,6 +534,9 @@ int emu_wlog_commit(EmuWlog *g)
 {
     for (size_t at = 0; at < g->len;) {
         EmuWlRec *r = (EmuWlRec *)(g->buf + at);
+        unsigned n = r->kind == WL_STORE ? r->n : r->ty >= AT_U64 ? 8 : 4;
+        if (g->watch)
+            g->watch(g->watch_ctx, r->addr, n, 0);
         if (r->kind == WL_STORE) {
             memcpy(r->p, r + 1, r->n);
             at += wl_size(r->n);
@@ -514,6 +544,8 @@ int emu_wlog_commit(EmuWlog *g)
             atom_apply(r->p, r->kind, r->ty, r->op, r->v, r->cmp, r->dlo, r->dhi);
             at += sizeof *r;
         }
+        if (g->watch)
+            g->watch(g->watch_ctx, r->addr, n, 1);
     }
     int lost = g->lost;
     g->len = 0, g->lost = 0;

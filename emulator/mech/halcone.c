@@ -1,7 +1,7 @@
 /*
  * halcone.c - HALCONE's timestamp coherence for GPUs that share a memory (coherence =
- * halcone; Mojumder, Sun, Tan, Xu, Pang, Joshi, Kaeli, "HALCONE: A Hardware-Level
- * Timestamp-based Cache Coherence Scheme for Multi-GPU Systems", 2020; docs/halcone.md).
+ * halcone; Mojumder et al., "HALCONE: A Hardware-Level Timestamp-based Cache Coherence
+ * Scheme for Multi-GPU Systems", arXiv 2007.04292, 2020; docs/halcone.md).
  *
  * Every L1 and every L2 slice has a logical time, cts; every block it holds keeps the
  * lease it was given, a read timestamp rts and a write timestamp wts (16 bits each). A
@@ -227,6 +227,15 @@ static uint64_t hc_memory(void *ms, TmCounters *ctr, unsigned slice, const TmReq
     return hc_meta(h->memts[e], wts, h->gen);
 }
 
+/* hc_l2_read's answer, changing nothing (the clock as clock_at would make it). */
+static int hc_l2_peek(const void *ms, unsigned slice, uint64_t meta, Cycle now)
+{
+    const HcMem *h = ms;
+    HcClock c = h->l2[slice];
+    uint64_t cts = clock_at(h, &c, now);
+    return meta_current(meta, h->gen) && cts <= HC_MAX && cts <= meta_rts(meta);
+}
+
 static int hc_l2_read(void *ms, TmCounters *ctr, unsigned slice, uint64_t meta, Cycle now)
 {
     HcMem *h = ms;
@@ -325,6 +334,7 @@ const TmCoherenceOps tm_coh_halcone = {
     .mem_free = hc_mem_free,
     .mem_launch = hc_mem_launch,
     .l2_read = hc_l2_read,
+    .l2_peek = hc_l2_peek,
     .l2_fill = hc_l2_fill,
     .l2_evict = hc_l2_evict,
     .memory = hc_memory,

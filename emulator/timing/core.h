@@ -190,6 +190,7 @@ struct TmSm {
      * atomics of this cycle (applied by the device loop), its random stream */
     EmuExec x;
     EmuWlog wlog;
+    EmuView view;            /* what its global loads read (memsys_view), when x.view */
     TmRng own_rng;
     /* what this cycle's tick left for the device loop to gather, in SM order (gpu.c) */
     int work;              /* the tick did something */

@@ -49,11 +49,20 @@ static L2Act writeback(uint64_t line, uint8_t dirty, Cycle at)
                    .r = {.line = line, .sectors = dirty, .kind = TM_WRITE}};
 }
 
+static void l2_gone(L2Slice *s, uint64_t line)
+{
+    if (s->gone)
+        s->gone(s->gone_ctx, s->id, line);
+}
+
 /* The coherence slot hears of the valid line l the slice replaces with line by. */
 static void l2_replaced(L2Slice *s, const CacheLine *l, uint64_t by, Cycle t)
 {
-    if (s->coh && s->coh->l2_evict && l->used && l->valid && l->addr != by)
+    if (!l->used || !l->valid || l->addr == by)
+        return;
+    if (s->coh && s->coh->l2_evict)
         s->coh->l2_evict(s->coh_state, s->ctr, s->id, l->addr, l->meta, t);
+    l2_gone(s, l->addr);
 }
 
 static int l2_through(const L2Slice *s)
@@ -101,6 +110,7 @@ static void l2_coherence(L2Slice *s, const TmReq *r, Cycle t)
         !s->coh->l2_read(s->coh_state, s->ctr, s->id, l->meta, t)) {
         l->valid = 0;
         s->ctr->l2_coherence_invalidations++;
+        l2_gone(s, l->addr);
     }
 }
 
@@ -213,6 +223,7 @@ unsigned l2_fill_req(L2Slice *s, const TmReq *r, TmReq *out, Cycle now)
     CacheLine *l = m->lineless ? NULL : cache_find(&s->c, r->line);
     if (l)
         l->meta = meta;
+    l2_gone(s, r->line);
     unsigned k = cache_fill(&s->c, m, r->sectors, out, s->c.merge, now);
     for (unsigned i = 0; i < k; i++)
         out[i].meta = meta;
@@ -243,6 +254,7 @@ unsigned l2_flush(L2Slice *s, TmReq *wb)
         }
     }
     cache_invalidate(&s->c);
+    l2_gone(s, UINT64_MAX);
     return n;
 }
 

@@ -32,6 +32,10 @@ typedef struct L2Slice {
     void *obs_state;
     const struct TmCoherenceOps *coh; /* the coherence slot's memory side, or NULL */
     void *coh_state;
+    /* told when the slice's bytes of line stop being what they were (a fill, a
+     * replacement, a coherence refusal; UINT64_MAX: every line, a flush), or NULL */
+    void (*gone)(void *ctx, unsigned slice, uint64_t line);
+    void *gone_ctx;
 } L2Slice;
 
 int l2_init(L2Slice *s, const EmuConfig *cfg, unsigned id, TmCounters *ctr, char *err,

@@ -49,11 +49,13 @@
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
+#include "func/exec.h"
 #include "timing/dram.h"
 #include "timing/heap.h"
 #include "timing/icnt.h"
 #include "timing/l2.h"
 #include "timing/link.h"
+#include "timing/stale.h"
 #include "timing/slots.h"
 
 typedef struct MsItem {
@@ -122,6 +124,7 @@ struct MemSys {
     void *zone_state;
     const TmCoherenceOps *coh; /* coherence: its memory side */
     void *coh_state;
+    Stale *stale;             /* shared: each GPU's stale copies (stale.h), else NULL */
     Icnt icnt;
     MsSlice *slice;
     DramChan *chan;
@@ -407,6 +410,29 @@ static void units_reset(MemSys *m)
         m->uwin[k] = m->uwin[2 * k];
 }
 
+/* The stale copies' view of memory (StaleRead): through the device's reader. */
+static int ms_stale_read(void *ctx, uint64_t line, uint8_t *buf, unsigned n)
+{
+    MemSys *m = ctx;
+    return m->read ? m->read(m->read_ctx, line, buf, n) : -1;
+}
+
+/* StaleHolds: GPU gpu's L2 has valid bytes of line. */
+static int ms_holds(void *ctx, unsigned gpu, uint64_t line)
+{
+    MemSys *m = ctx;
+    Cache *c = &m->slice[ms_slice(m, gpu, line)].l2.c;
+    CacheLine *l = cache_find(c, line);
+    return l && l->valid;
+}
+
+/* L2Slice.gone: the slice's GPU no longer holds a stale copy of line. */
+static void ms_gone(void *ctx, unsigned slice, uint64_t line)
+{
+    MemSys *m = ctx;
+    stale_drop(m->stale, slice / m->spg, line);
+}
+
 MemSys *memsys_new(const EmuConfig *cfg, TmCounters *ctr, char *err, size_t n)
 {
     if (ms_check(cfg, err, n) < 0)
@@ -462,6 +488,13 @@ MemSys *memsys_new(const EmuConfig *cfg, TmCounters *ctr, char *err, size_t n)
     }
     for (unsigned i = 0; i < m->nslice; i++)
         m->slice[i].l2.coh = m->coh, m->slice[i].l2.coh_state = m->coh_state;
+    if (m->shared && !(m->stale = stale_new(m->ngpu, m->line, ms_stale_read, ms_holds, m))) {
+        snprintf(err, n, "out of host memory");
+        memsys_free(m);
+        return NULL;
+    }
+    for (unsigned i = 0; m->stale && i < m->nslice; i++)
+        m->slice[i].l2.gone = ms_gone, m->slice[i].l2.gone_ctx = m;
     m->pf_queue = cfg->l2_prefetch_queue;
     if (!(m->pf = tm_l2_prefetch_find(cfg->l2_prefetch)) ||
         (m->pf->init && !(m->pf_state = m->pf->init(cfg)))) {
@@ -516,6 +549,43 @@ int memsys_bind(MemSys *m, const TmLaunchView *v)
     if (m->zone && m->zone->bind && m->zone->bind(m->zone_state, v) < 0)
         return -1;
     return m->map->bind && m->map->bind(m->map_state, v) < 0 ? -1 : 0;
+}
+
+void memsys_write(MemSys *m, unsigned sm, uint64_t addr, unsigned n, int after)
+{
+    if (!m->stale)
+        return;
+    unsigned lost = 0;
+    if (after) {
+        stale_write_after(m->stale, sm / m->smpg, addr, n);
+        return;
+    }
+    m->ctr->stale_copies += stale_write_before(m->stale, sm / m->smpg, addr, n, &lost);
+    m->ctr->stale_lost += lost;
+}
+
+/* EmuView.read of an SM of the device (ctx: the memory system, who: the SM). */
+/* EmuView.read of an SM of the device (ctx: the memory system, who: the SM): its GPU's
+ * stale copy, while the L2 would let a read hit it (the coherence slot's l2_peek) */
+static int ms_view_read(const EmuView *v, uint64_t addr, unsigned n, void *out)
+{
+    MemSys *m = (MemSys *)v->ctx; /* read only: ms_slice of a shared device changes nothing */
+    unsigned gpu = v->who / m->smpg, s = ms_slice(m, gpu, addr);
+    if (m->coh->l2_peek) {
+        CacheLine *l = cache_find(&m->slice[s].l2.c, addr & ~(uint64_t)(m->line - 1));
+        if (!l || !m->coh->l2_peek(m->coh_state, s, l->meta, *v->now))
+            return 0; /* the read would miss and fetch memory's bytes */
+    }
+    return stale_read(m->stale, gpu, addr, n, out);
+}
+
+int memsys_view(const MemSys *m, unsigned sm, const uint64_t *now, EmuView *v)
+{
+    if (!m->stale)
+        return 0;
+    *v = (EmuView){.read = ms_view_read, .live = stale_live(m->stale), .ctx = m, .who = sm,
+                   .now = now};
+    return 1;
 }
 
 void *memsys_coherence_state(const MemSys *m)
@@ -602,6 +672,7 @@ void memsys_free(MemSys *m)
         m->zone->free(m->zone_state);
     if (m->coh && m->coh->mem_free)
         m->coh->mem_free(m->coh_state);
+    stale_free(m->stale);
     link_free(&m->link);
     if (m->pf && m->pf->free)
         m->pf->free(m->pf_state);

@@ -21,6 +21,15 @@ void memsys_free(MemSys *m);
  * expired in the time between launches) and it adds to ctr from now on. -1, changing
  * nothing, when it is not idle (the last launch ended with requests in flight). */
 int memsys_next_launch(MemSys *m, TmCounters *ctr);
+/* A device of GPUs with L2s of their own (system.memory = shared): SM sm's store or
+ * atomic of n bytes at device address addr is about to be applied (after = 0) or was
+ * (1), so that the other GPUs' L2s keep what they hold of those lines (stale.h). Nothing
+ * otherwise. */
+void memsys_write(MemSys *m, unsigned sm, uint64_t addr, unsigned n, int after);
+/* The view SM sm's global loads read through at cycle *now, into *v: 1; 0 when they read
+ * memory as it is (one GPU, or GPUs that cache only their own memory). */
+struct EmuView;
+int memsys_view(const MemSys *m, unsigned sm, const uint64_t *now, struct EmuView *v);
 /* The coherence slot's memory-side state (TmCoherenceOps.mem_init's), or NULL. */
 void *memsys_coherence_state(const MemSys *m);
 /* The launch that used the memory system ended at cycle last (the coherence slot's

@@ -320,7 +320,8 @@ const TmTransformOps *tm_transform_entry(size_t i);
  * The memory side's: one state per memory system, kept as long as it lives (mem_init,
  * mem_free; mem_launch at the end of each launch, given its last cycle: the
  * memory system's cycles start at 0 again with the next). l2_read: as l1_read, for a
- * demand read of L2 slice slice. l2_fill: the slice fills a line from memory, or its
+ * demand read of L2 slice slice; l2_peek answers the same without changing anything (an
+ * SM's load asks it at issue, from any host thread). l2_fill: the slice fills a line from memory, or its
  * write is answered (r->meta from memory): the meta the line keeps and the response to
  * the requester carries. l2_evict: the slice drops a valid line (replacement).
  * memory: a request of L2 slice slice reaches the memory side (a read when DRAM has its
@@ -343,6 +344,7 @@ typedef struct TmCoherenceOps {
     void (*mem_free)(void *ms);
     void (*mem_launch)(void *ms, Cycle last);
     int (*l2_read)(void *ms, TmCounters *ctr, unsigned slice, uint64_t meta, Cycle now);
+    int (*l2_peek)(const void *ms, unsigned slice, uint64_t meta, Cycle now);
     uint64_t (*l2_fill)(void *ms, TmCounters *ctr, unsigned slice, const TmReq *r, Cycle now);
     void (*l2_evict)(void *ms, TmCounters *ctr, unsigned slice, uint64_t line, uint64_t meta,
                      Cycle now);

@@ -62,6 +62,14 @@ static int sm_hold(void *ctx, TmReq *r, Cycle now)
     return kept;
 }
 
+/* EmuWlog.watch: the SM's global writes, as they are applied, for the memory system's
+ * stale copies (memsys_write). */
+static void sm_watch(void *ctx, uint64_t addr, unsigned n, int after)
+{
+    TmSm *sm = ctx;
+    memsys_write(sm->gpu->mem, sm->id, addr, n, after);
+}
+
 TmSm *tm_sm_new(TmGpu *g, uint32_t id, char *err, size_t n)
 {
     const EmuConfig *cfg = g->cfg;
@@ -115,6 +123,10 @@ TmSm *tm_sm_new(TmGpu *g, uint32_t id, char *err, size_t n)
         TmLaunchView v = tm_gpu_view(g);
         bad = ldst_observe(sm->ldst, &v, g->obs, g->mech[TM_SLOT_OBSERVER].state) < 0;
         ldst_coherence(sm->ldst, g->coh, g->mech[TM_SLOT_COHERENCE].state);
+        if (memsys_view(g->mem, id, &g->now, &sm->view)) { /* GPUs with L2s of their own */
+            sm->x.view = &sm->view;
+            sm->wlog.watch = sm_watch, sm->wlog.watch_ctx = sm;
+        }
         if (sm->assist->fill || sm->assist->store)
             ldst_assist(sm->ldst, sm->assist->fill ? sm_park : NULL,
                         sm->assist->store ? sm_hold : NULL, sm);

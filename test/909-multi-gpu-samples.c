@@ -1,0 +1,47 @@
+/*
+ * 909-multi-gpu-samples: every sample (reduced inputs) runs on a device of two GPUs that
+ * share memory (system.memory = shared; docs/multi-gpu.md) under HALCONE's coherence and
+ * under the kernel-boundary flush, and on two NUMA modules, prints PASS and executes
+ * exactly the warp instructions of functional mode: the GPUs' L2s, their links and the
+ * coherence between them change time, and what a GPU reads only where a program lets
+ * GPUs race (none of the samples does). Every other sample also gives the same
+ * statistics under HALCONE with idle skipping on one host thread as without it on two.
+ */
+#include "900-samples-util.h"
+
+#define TWO "gpu.sm_count=4;system.gpus=2;"
+#define HALCONE TWO "system.memory=shared;coherence=halcone"
+
+static const char *const modes[] = {HALCONE, TWO "system.memory=shared;coherence=flush",
+                                    TWO "system.memory=numa;numa.map=first-touch"};
+#define NMODES (sizeof modes / sizeof modes[0])
+
+Test(multi_gpu_samples, same_instructions_as_functional, .timeout = 1700)
+{
+    int failed = 0;
+    for (size_t i = 0; i < SUITE_SAMPLES; i++) {
+        const char *n = suite_samples[i].name;
+        long long wf = -1;
+        char *f = suite_run(i, "rtx2060-s", "functional", "", 1, &wf), *run[NMODES];
+        int ok = f != NULL;
+        for (size_t m = 0; m < NMODES; m++) {
+            long long w = -2;
+            run[m] = suite_run(i, "rtx2060-s", "timing", modes[m], 1, &w);
+            int good = run[m] && w == wf;
+            cr_expect(good, "%s under %s: functional %lld, timing %lld warp instructions", n,
+                      modes[m], wf, w);
+            ok &= good;
+        }
+        if (ok && i % 2 == 0) { /* every other one: no skip is slow */
+            char *ns = suite_run(i, "rtx2060-s", "timing", HALCONE ";emu.threads=2", 0, NULL);
+            ok = ns && strcmp(run[0], ns) == 0;
+            cr_expect(ok, "%s: skip vs no skip on two threads differ", n);
+            free(ns);
+        }
+        failed += !ok;
+        free(f);
+        for (size_t m = 0; m < NMODES; m++)
+            free(run[m]);
+    }
+    cr_assert_eq(failed, 0, "%d samples failed", failed);
+}
