@@ -30,9 +30,11 @@
  *     write timestamps never go back after an eviction;
  *   - an L2 that evicts a block drops its TSU entry only when memts <= the L2's cts (no
  *     lease of it may be running anywhere that this L2 has not outlived);
- *   - progress: every cache's cts advances by 1 each halcone.tick cycles and at every
- *     kernel boundary, so that a spinning reader's lease runs out and it sees remote
- *     writes; an L1's cts starts at 0 with each launch (its lines are gone);
+ *   - progress: every cache's cts advances by 1 each halcone.tick cycles, so that a
+ *     spinning reader's lease runs out and it sees remote writes; at a kernel boundary
+ *     every L2's cts moves past the largest write timestamp given so far, so that a
+ *     kernel sees every write of the kernels before it (CUDA's guarantee); an L1's cts
+ *     starts at 0 with each launch (its lines are gone);
  *   - overflow: when a timestamp would pass 0xFFFF, every timestamp restarts: the TSU is
  *     emptied, the floor goes to 0, and a generation number (kept with each block's
  *     lease, cts with each cache) voids every lease and clock of the old generation, so
@@ -65,6 +67,7 @@ typedef struct HcMem {
     uint32_t *memts;  /* the end of every lease granted */
     uint32_t *lwts;   /* the last write's timestamp */
     uint64_t floor;
+    uint64_t max_wts; /* the largest write timestamp given (this generation) */
     uint32_t gen;     /* overflows so far */
     HcClock *l2;      /* [slices] */
     uint32_t nslice;
@@ -100,7 +103,7 @@ static uint64_t clock_at(const HcMem *h, HcClock *c, Cycle now)
 static void hc_overflow(HcMem *h, TmCounters *ctr)
 {
     memset(h->tag, 0, (size_t)h->sets * h->ways * sizeof *h->tag);
-    h->floor = 0;
+    h->floor = h->max_wts = 0;
     h->gen++;
     ctr->halcone_overflows++;
 }
@@ -145,15 +148,16 @@ static void *hc_mem_init(const EmuConfig *cfg)
     return h;
 }
 
-/* The kernel boundary: each L2's cts takes the launch's last ticks and one more, and the
- * next launch's cycles start at 0. */
+/* The kernel boundary: each L2's cts takes the launch's last ticks, moves past every
+ * write of the launch (the largest write timestamp given) and one more, and the next
+ * launch's cycles start at 0. So a kernel sees every write of the kernels before it. */
 static void hc_mem_launch(void *ms, Cycle last)
 {
     HcMem *h = ms;
     for (uint32_t i = 0; i < h->nslice; i++) {
         HcClock *c = &h->l2[i];
         clock_at(h, c, last);
-        c->cts++, c->at = 0;
+        c->cts = (c->cts > h->max_wts ? c->cts : h->max_wts) + 1, c->at = 0;
     }
 }
 
@@ -217,6 +221,7 @@ static uint64_t hc_memory(void *ms, TmCounters *ctr, unsigned slice, const TmReq
         wts = h->memts[e] + 1ull;
         h->memts[e] += h->wlease;
         h->lwts[e] = (uint32_t)wts;
+        h->max_wts = wts > h->max_wts ? wts : h->max_wts;
     } else {
         wts = h->lwts[e];
         if (c + h->rlease > h->memts[e])
