@@ -422,6 +422,11 @@ static int cfg_check_ldesc(const EmuConfig *c, char *err, size_t n)
                  c->xmem_pin_share);
         return -1;
     }
+    if (strcmp(c->numa_map, "ldesc") == 0 && (c->system_gpus & (c->system_gpus - 1))) {
+        snprintf(err, n, "numa.map: ldesc selects address bits, so system.gpus must be a power "
+                 "of two, got %u", c->system_gpus);
+        return -1;
+    }
     if (strcmp(c->coherence, "halcone") == 0 && c->core_mem_latency) {
         snprintf(err, n, "coherence = halcone needs the memory system (core.mem_latency = 0)");
         return -1;

@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hints.h"
+#include "mech/ldesc.h"
 #include "mech/mech.h"
 #include "timing/gpu.h"
 #include "timing/sm.h"
@@ -62,6 +63,18 @@ static LdPolicy ld_policy(const EmuDescRange *d)
 
 /* --- Algorithm 1 ------------------------------------------------------------------------ */
 
+void ld_walk(const uint8_t map[3], uint8_t walk[3])
+{
+    int k = 0;
+    for (int r = 1; r <= 3; r++)
+        for (int i = 0; i < 3; i++)
+            if (map[i] == r)
+                walk[k++] = (uint8_t)i;
+    for (int i = 0; i < 3; i++)
+        if (map[i] < 1 || map[i] > 3)
+            walk[k++] = (uint8_t)i;
+}
+
 static uint64_t div_up(uint64_t a, uint64_t b)
 {
     return (a + b - 1) / b;
@@ -86,13 +99,11 @@ static void ld_split(const EmuDescRange *d, EmuDim3 grid, uint32_t nsm, uint32_t
     }
 }
 
-/* The INTER_THREAD descriptors by priority, highest first (the order given among equals):
- * their indices into h->descs in order[], how many returned. */
-static size_t ld_by_priority(const EmuHintTable *h, size_t *order)
+size_t ld_by_priority(const EmuHintTable *h, int locality, size_t *order)
 {
     size_t n = 0;
     for (size_t i = 0; i < h->ndescs; i++) {
-        if (h->descs[i].locality != XLD_INTER_THREAD)
+        if (locality >= 0 && h->descs[i].locality != locality)
             continue;
         size_t j = n++;
         for (; j > 0 && h->descs[order[j - 1]].priority < h->descs[i].priority; j--)
@@ -107,7 +118,7 @@ static size_t ld_by_priority(const EmuHintTable *h, size_t *order)
 static long ld_cluster(const EmuHintTable *h, EmuDim3 grid, uint32_t nsm, uint32_t cls[3])
 {
     size_t *order = h->ndescs ? malloc(h->ndescs * sizeof *order) : NULL;
-    size_t n = order ? ld_by_priority(h, order) : 0;
+    size_t n = order ? ld_by_priority(h, XLD_INTER_THREAD, order) : 0;
     if (!n) {
         free(order);
         return -1;
@@ -141,7 +152,46 @@ typedef struct LdPlace {
     LdCursor *cur;    /* [nsm] */
     uint32_t rr;
     int on;
+    /* a NUMA device with numa.map = ldesc: Algorithm 2's partition; each zone's clusters
+     * (those whose first CTA its C-Tiles give it), in walk order, and the next of each
+     * list its SMs start */
+    LdNuma numa;
+    uint64_t **zcl, *zlen, *znext;
+    uint32_t zsms;    /* SMs per zone */
 } LdPlace;
+
+static void cluster_box(const LdPlace *p, EmuDim3 grid, uint64_t c, uint32_t lo[3],
+                        uint32_t ext[3]);
+
+/* The partition of a NUMA device (numa.map = ldesc): every cluster goes to the zone of
+ * its first CTA. 0, or -1 out of host memory. */
+static int place_zones(TmGpu *g, LdPlace *p)
+{
+    EmuDim3 grid = g->x->grid;
+    unsigned zones = g->ngpu;
+    if (ld_numa_plan(&g->d->hints, grid, zones, &p->numa) < 0)
+        return -1;
+    if (p->numa.top < 0)
+        return 0;
+    p->zcl = calloc(zones, sizeof *p->zcl);
+    p->zlen = calloc(zones, sizeof *p->zlen);
+    p->znext = calloc(zones, sizeof *p->znext);
+    if (!p->zcl || !p->zlen || !p->znext)
+        return -1;
+    for (unsigned z = 0; z < zones; z++)
+        if (!(p->zcl[z] = malloc(p->nclusters * sizeof **p->zcl)))
+            return -1;
+    for (uint64_t c = 0; c < p->nclusters; c++) {
+        uint32_t lo[3], ext[3];
+        cluster_box(p, grid, c, lo, ext);
+        int z = ld_numa_cta_zone(&p->numa, (EmuDim3){lo[0], lo[1], lo[2]});
+        unsigned zz = z < 0 ? (unsigned)(c % zones) : (unsigned)z;
+        p->zcl[zz][p->zlen[zz]++] = c;
+    }
+    p->zsms = g->gpu_sms;
+    p->next_cluster = p->nclusters; /* every cluster is in a zone's list */
+    return 0;
+}
 
 static int place_begin(TmGpu *g, void **state, char *err, size_t n)
 {
@@ -156,6 +206,7 @@ static int place_begin(TmGpu *g, void **state, char *err, size_t n)
         return -1;
     }
     *state = p;
+    p->numa.top = -1;
     EmuDim3 grid = g->x->grid;
     long top = ld_cluster(&g->d->hints, grid, g->nsm_total, p->cls);
     p->on = top >= 0;
@@ -164,19 +215,15 @@ static int place_begin(TmGpu *g, void **state, char *err, size_t n)
     const uint32_t gd[3] = {grid.x, grid.y, grid.z};
     for (int i = 0; i < 3; i++)
         p->ncl[i] = (uint32_t)div_up(gd[i], p->cls[i]);
-    /* walk order: ranked dimensions by rank, then the unranked ones in x, y, z order */
-    const uint8_t *map = g->d->hints.descs[top].map;
-    int k = 0;
-    for (int r = 1; r <= 3; r++)
-        for (int i = 0; i < 3; i++)
-            if (map[i] == r)
-                p->walk[k++] = (uint8_t)i;
-    for (int i = 0; i < 3; i++)
-        if (map[i] < 1 || map[i] > 3)
-            p->walk[k++] = (uint8_t)i;
+    ld_walk(g->d->hints.descs[top].map, p->walk);
     p->nclusters = (uint64_t)p->ncl[0] * p->ncl[1] * p->ncl[2];
     for (uint32_t s = 0; s < g->nsm_total; s++)
         p->cur[s].cluster = UINT64_MAX;
+    if (g->ngpu > 1 && strcmp(g->cfg->system_memory, "numa") == 0 &&
+        strcmp(g->cfg->numa_map, "ldesc") == 0 && place_zones(g, p) < 0) {
+        snprintf(err, n, "out of host memory");
+        return -1;
+    }
     g->ctr.ldesc_clusters += p->nclusters;
     g->ctr.ldesc_cluster_ctas += (uint64_t)p->cls[0] * p->cls[1] * p->cls[2];
     return 0;
@@ -184,8 +231,11 @@ static int place_begin(TmGpu *g, void **state, char *err, size_t n)
 
 static void place_end(TmGpu *g, void *state)
 {
-    (void)g;
     LdPlace *p = state;
+    for (uint32_t z = 0; p->zcl && z < g->ngpu; z++)
+        free(p->zcl[z]);
+    free(p->zcl), free(p->zlen), free(p->znext);
+    ld_numa_free(&p->numa);
     free(p->cur);
     free(p);
 }
@@ -218,21 +268,54 @@ static uint64_t cluster_left(const LdPlace *p, EmuDim3 grid, const LdCursor *c)
 
 /* The next CTA for SM s (0 when every CTA has started): its own cluster's, a new
  * cluster's, or the next one of the cluster with the most CTAs left. */
+/* In a NUMA partition, the next unstarted cluster of SM s's zone, else of any zone (the
+ * lowest with one left): 1 and *c set, or 0. */
+static int zone_cluster(const TmGpu *g, LdPlace *p, uint32_t s, uint64_t *c)
+{
+    uint32_t own = s / p->zsms;
+    for (uint32_t k = 0; k <= g->ngpu; k++) {
+        uint32_t z = k == 0 ? own : k - 1;
+        if (p->znext[z] < p->zlen[z]) {
+            *c = p->zcl[z][p->znext[z]++];
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The cursor with the most CTAs left among SMs [lo, hi), or NULL. */
+static LdCursor *most_left(LdPlace *p, EmuDim3 grid, uint32_t lo, uint32_t hi)
+{
+    uint64_t most = 0;
+    LdCursor *c = NULL;
+    for (uint32_t i = lo; i < hi; i++) {
+        uint64_t left = cluster_left(p, grid, &p->cur[i]);
+        if (left > most)
+            most = left, c = &p->cur[i];
+    }
+    return c;
+}
+
 static int next_cta(TmGpu *g, LdPlace *p, uint32_t s, EmuDim3 *id)
 {
     EmuDim3 grid = g->x->grid;
     LdCursor *c = &p->cur[s];
     if (!cluster_left(p, grid, c)) {
-        if (p->next_cluster < p->nclusters) {
+        uint64_t k;
+        if (p->zcl && p->znext[s / p->zsms] < p->zlen[s / p->zsms]) {
+            zone_cluster(g, p, s, &k);
+            *c = (LdCursor){k, 0};
+        } else if (p->zcl && (c = most_left(p, grid, s / p->zsms * p->zsms,
+                                            (s / p->zsms + 1) * p->zsms))) {
+            g->ctr.ldesc_spread_ctas++; /* its zone's last clusters */
+        } else if (p->zcl && zone_cluster(g, p, s, &k)) {
+            c = &p->cur[s]; /* another zone's cluster */
+            *c = (LdCursor){k, 0};
+        } else if (p->next_cluster < p->nclusters) {
+            c = &p->cur[s];
             *c = (LdCursor){p->next_cluster++, 0};
         } else {
-            uint64_t most = 0;
-            for (uint32_t i = 0; i < g->nsm; i++) {
-                uint64_t left = cluster_left(p, grid, &p->cur[i]);
-                if (left > most)
-                    most = left, c = &p->cur[i];
-            }
-            if (!most)
+            if (!(c = most_left(p, grid, 0, g->nsm)))
                 return 0;
             g->ctr.ldesc_spread_ctas++;
         }
