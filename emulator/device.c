@@ -196,10 +196,46 @@ EmuStatus emu_create_with(EmuDevice **out, const char *config, const char *set, 
     return first_gpu(made, s, out, err, errlen);
 }
 
+/* Removes x from list[*n]. */
+static void peer_drop(EmuDevice **list, uint32_t *n, const EmuDevice *x)
+{
+    for (uint32_t i = 0; i < *n; i++)
+        if (list[i] == x) {
+            list[i] = list[--*n];
+            return;
+        }
+}
+
+EmuStatus emu_peer_enable(EmuDevice *d, EmuDevice *peer)
+{
+    if (!d || !peer || d == peer)
+        return EMU_ERR_INVALID_VALUE;
+    for (uint32_t i = 0; i < d->npeers; i++)
+        if (d->peers[i] == peer)
+            return EMU_OK;
+    if (d->npeers == 16 || peer->npeered_by == 16)
+        return EMU_ERR_INVALID_VALUE;
+    d->peers[d->npeers++] = peer;
+    peer->peered_by[peer->npeered_by++] = d;
+    return EMU_OK;
+}
+
+void emu_peer_disable(EmuDevice *d, EmuDevice *peer)
+{
+    if (!d || !peer)
+        return;
+    peer_drop(d->peers, &d->npeers, peer);
+    peer_drop(peer->peered_by, &peer->npeered_by, d);
+}
+
 void emu_destroy(EmuDevice *d)
 {
     if (!d)
         return;
+    while (d->npeers)
+        emu_peer_disable(d, d->peers[0]);
+    while (d->npeered_by)
+        emu_peer_disable(d->peered_by[0], d);
     if (d->cfg.emu_summary)
         emu_stats_print_summary(d, stderr);
     emu_series_free(d);

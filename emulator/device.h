@@ -50,6 +50,10 @@ struct EmuDevice {
     struct TmLog *tm_log;  /* timing/gpu.c: each timing launch's counters (or NULL) */
     struct MemSys *tm_mem; /* timing/gpu.c: the memory system kept between launches */
     struct EmuReuseProf *reuse_prof; /* func/reuse_prof.c: reuse profiling (or NULL) */
+    /* peer access (emu_peer_enable): the devices whose memory this one's kernels reach,
+     * and those whose kernels reach this one's */
+    struct EmuDevice *peers[16], *peered_by[16];
+    uint32_t npeers, npeered_by;
 };
 
 /* func/reuse_prof.c */

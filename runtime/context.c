@@ -298,8 +298,11 @@ static void rt_drop_device(RtContext *c, RtDev *d)
     rt_write_reuse_profile(d);
     rt_managed_drop(d);
     if (d->emu)
-        emu_destroy(d->emu);
+        emu_destroy(d->emu); /* which ends its peer access both ways */
     d->emu = NULL;
+    d->peers = 0;
+    for (int i = 0; i < c->ndevs; i++)
+        c->devs[i].peers &= ~(1u << d->index);
     d->hi = 0;
     d->sticky = cudaSuccess;
     free(d->stats_path);

@@ -174,8 +174,9 @@ cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPr
     return cudaSuccess;
 }
 
-/* The devices' memories are separate and a kernel reaches only its own device's
- * (docs/multi-device.md): no device is a peer of another; cudaMemcpyPeer copies. */
+/* Peer access (docs/multi-device.md): every device of the system may reach every other's
+ * memory once the current device enabled it (cudaDeviceEnablePeerAccess), over its link
+ * in timing mode; cudaMemcpyPeer copies. */
 cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice)
 {
     RT_ENTER(c);
@@ -186,7 +187,7 @@ cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevi
         e = rt_valid_device(c, peerDevice);
     if (e != cudaSuccess)
         return rt_error(c, e);
-    *canAccessPeer = 0;
+    *canAccessPeer = device != peerDevice;
     return cudaSuccess;
 }
 
@@ -196,8 +197,32 @@ cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags)
     if (flags)
         return rt_error(c, cudaErrorInvalidValue);
     cudaError_t e = rt_valid_device(c, peerDevice);
+    if (e == cudaSuccess && peerDevice == c->d->index)
+        e = cudaErrorInvalidDevice;
+    if (e == cudaSuccess && (c->d->peers >> peerDevice & 1))
+        e = cudaErrorPeerAccessAlreadyEnabled;
+    EmuDevice *self = NULL, *peer = NULL;
     if (e == cudaSuccess)
-        e = peerDevice == c->d->index ? cudaErrorInvalidDevice : cudaErrorPeerAccessUnsupported;
+        e = rt_device(c, &self);
+    if (e == cudaSuccess)
+        e = rt_device_at(c, peerDevice, &peer);
+    if (e == cudaSuccess && emu_peer_enable(self, peer) != EMU_OK)
+        e = cudaErrorInvalidDevice;
+    if (e == cudaSuccess)
+        c->d->peers |= 1u << peerDevice;
+    return rt_error(c, e);
+}
+
+cudaError_t cudaDeviceDisablePeerAccess(int peerDevice)
+{
+    RT_ENTER(c);
+    cudaError_t e = rt_valid_device(c, peerDevice);
+    if (e == cudaSuccess && !(c->d->peers >> peerDevice & 1))
+        e = cudaErrorPeerAccessNotEnabled;
+    if (e == cudaSuccess) {
+        emu_peer_disable(c->d->emu, c->devs[peerDevice].emu);
+        c->d->peers &= ~(1u << peerDevice);
+    }
     return rt_error(c, e);
 }
 

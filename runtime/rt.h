@@ -201,6 +201,7 @@ typedef struct RtDev {
     RtManaged *managed;
     RtManagedVar *managed_vars; /* __managed__ variables of the modules loaded here */
     RtSettings set;
+    uint32_t peers;     /* bit i: cudaDeviceEnablePeerAccess(i) was called on this device */
 } RtDev;
 
 typedef struct RtContext {

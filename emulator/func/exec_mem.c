@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "device.h"
 #include "func/exec.h"
 
 #define AI static inline __attribute__((always_inline))
@@ -49,6 +50,8 @@ static int global_hit(EmuExec *x, uint64_t a, unsigned size)
         base = x->gprev[i].base, bytes = x->gprev[i].size, host = x->gprev[i].host;
     } else {
         const EmuAlloc *al = emu_mem_lookup(x->mem, a, size);
+        for (uint32_t p = 0; !al && x->dev && p < x->dev->npeers; p++)
+            al = emu_mem_lookup(&x->dev->peers[p]->mem, a, size); /* peer access */
         if (!al)
             return 0;
         base = al->base, bytes = al->size, host = al->host;

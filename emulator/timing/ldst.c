@@ -79,6 +79,7 @@ struct LdSt {
     /* Lines in [home_lo, home_lo + home_size), this GPU's part of the global window, go
      * to the memory hierarchy home_by lower: at GPU 0's addresses (ldst_connect). */
     uint64_t home_lo, home_size, home_by;
+    int peers;        /* the GPU is one of several devices: other lines are remote */
     const TmObserverOps *obs;  /* mem.observer (NULL: none) */
     void *obs_state;
     const TmPrefetchOps *pf; /* l1.prefetch */
@@ -176,15 +177,20 @@ void ldst_connect(LdSt *u, MemSys *m, EmuUvm *uvm, const EmuProps *p)
     u->home_lo = p->global_base;
     u->home_size = p->global_limit - p->global_base;
     u->home_by = p->global_base - XGPU_GLOBAL_BASE;
+    u->peers = p->gpus > 1;
 }
 
 /* The queued requests' lines as the GPU's own memory sees them: every GPU of a system
- * indexes its caches, slices and banks alike (docs/multi-device.md). */
+ * indexes its caches, slices and banks alike (docs/multi-device.md); another device's
+ * lines (peer access) are marked TM_REMOTE_LINE. */
 static void ldst_home(LdSt *u)
 {
-    for (unsigned i = 0; i < u->qlen; i++)
+    for (unsigned i = 0; i < u->qlen; i++) {
         if (u->queue[i].line - u->home_lo < u->home_size)
             u->queue[i].line -= u->home_by;
+        else
+            u->queue[i].line |= TM_REMOTE_LINE;
+    }
 }
 
 /* A free access slot (the table grows; slots are reused). Returns its index or -1. */
@@ -365,7 +371,7 @@ int ldst_issue(LdSt *u, const TmAccess *a, uint64_t tag, Cycle now)
     u->ctr->tex_accesses += a->space == TM_TEX;
     if (u->hints || u->obs)
         ldst_hints(u, a, &u->acc[slot], now);
-    if (u->home_by)
+    if (u->home_by || u->peers)
         ldst_home(u);
     if (u->pf->observe && a->kind == TM_READ && a->space == TM_GLOBAL)
         u->pf->observe(u->pf_state, a, u->queue, u->qlen, pf_emit, u);

@@ -77,6 +77,7 @@ typedef enum MsEvKind {
     EV_DOWN,    /* DRAM data for r, or memory's answer to write r, leaves the memory side
                  * for slice's GPU (shared) */
     EV_ANSWER,  /* memory's answer to write r, written through, is back at slice */
+    EV_REMOTE,  /* the device that holds remote line r has answered it */
 } MsEvKind;
 
 typedef struct MsEvent {
@@ -118,8 +119,9 @@ struct MemSys {
     /* the device's GPUs (docs/multi-gpu.md): SMs, slices and channels per GPU, and how
      * they share memory (both 0 with one GPU) */
     unsigned ngpu, smpg, spg, cpg, gslice_bits, gsub;
-    int shared, numa;
-    Link link;
+    int shared, numa, peers;
+    unsigned peer_latency;
+    Link link;                /* the GPUs' links; with peers, the device's own (node 0) */
     const TmZoneOps *zone;    /* numa.map */
     void *zone_state;
     const TmCoherenceOps *coh; /* coherence: its memory side */
@@ -390,7 +392,7 @@ static int ms_init_units(MemSys *m, const EmuConfig *cfg, char *err, size_t n)
 {
     if (icnt_init(&m->icnt, cfg, m->nsm, m->nslice, m->ctr, err, n) < 0)
         return -1;
-    if (m->ngpu > 1 && link_init(&m->link, cfg, m->ngpu, m->ctr, err, n) < 0)
+    if ((m->ngpu > 1 || m->peers) && link_init(&m->link, cfg, m->ngpu, m->ctr, err, n) < 0)
         return -1;
     for (unsigned i = 0; i < m->nslice; i++)
         if (l2_init(&m->slice[i].l2, cfg, i, m->ctr, err, n) < 0)
@@ -447,6 +449,7 @@ MemSys *memsys_new(const EmuConfig *cfg, TmCounters *ctr, char *err, size_t n)
     m->nsm = m->smpg * m->ngpu, m->nslice = m->spg * m->ngpu, m->nchan = m->cpg * m->ngpu;
     m->shared = m->ngpu > 1 && strcmp(cfg->system_memory, "shared") == 0;
     m->numa = m->ngpu > 1 && strcmp(cfg->system_memory, "numa") == 0;
+    m->peers = emu_config_devices(cfg) > 1, m->peer_latency = cfg->system_peer_latency;
     m->gsub = (m->spg + m->cpg - 1) / m->cpg;
     while ((1u << m->gslice_bits) < m->spg)
         m->gslice_bits++;
@@ -630,7 +633,7 @@ int memsys_next_launch(MemSys *m, TmCounters *ctr)
     }
     for (unsigned i = 0; i < m->nchan; i++)
         dram_next_launch(&m->chan[i]);
-    if (m->ngpu > 1)
+    if (m->ngpu > 1 || m->peers)
         link_next_launch(&m->link);
     memsys_count_into(m, ctr, NULL);
     memsys_count_sms(m, NULL);
@@ -646,8 +649,9 @@ void memsys_count_into(MemSys *m, TmCounters *ctr, TmCounters *unit)
         m->slice[i].l2.ctr = unit ? &unit[i] : ctr;
     for (unsigned i = 0; i < m->nchan; i++)
         m->chan[i].ctr = unit ? &unit[m->nslice + i] : ctr;
-    if (m->ngpu > 1)
-        link_count_into(&m->link, ctr, unit ? unit + m->nslice + m->nchan : NULL);
+    if (m->ngpu > 1 || m->peers)
+        link_count_into(&m->link, ctr,
+                        unit && m->ngpu > 1 ? unit + m->nslice + m->nchan : NULL);
 }
 
 void memsys_count_sms(MemSys *m, TmCounters *sm)
@@ -761,6 +765,18 @@ static unsigned ms_link_bytes(const MemSys *m, const TmReq *r, int response)
     return link_packet(&m->link, data ? bytes : 0) + (response ? m->coh->stamp_bytes : 0);
 }
 
+/* A request for another device's line (peer access): over the device's link, served at
+ * the other device system.peer_latency cycles later (not simulated there), and its
+ * answer back over the link to the SM; a write is not answered. */
+static void ms_remote(MemSys *m, const TmReq *r, Cycle start)
+{
+    m->ctr->peer_accesses++;
+    Cycle at = link_send(&m->link, 0, LINK_MEMORY, ms_link_bytes(m, r, 0),
+                         start + m->icnt.latency);
+    if (r->kind != TM_WRITE)
+        ev_push(m, at + m->peer_latency, EV_REMOTE, 0, r);
+}
+
 int memsys_take(MemSys *m, unsigned sm)
 {
     MsOutbox *o = &m->out[sm];
@@ -768,6 +784,11 @@ int memsys_take(MemSys *m, unsigned sm)
     int ok = 0;
     for (unsigned i = 0; i < o->n; i++) {
         const TmReq *r = &o->v[i].r;
+        if (r->line & TM_REMOTE_LINE) {
+            ms_remote(m, r, o->v[i].at);
+            m->quiet = 0;
+            continue;
+        }
         unsigned s = ms_slice(m, gpu, r->line);
         Cycle start = o->v[i].at;
         if (m->numa) { /* another module's slice: over the links */
@@ -913,6 +934,12 @@ static void ev_step(MemSys *m)
         Cycle at = link_send(&m->link, LINK_MEMORY, e.slice / m->spg,
                              ms_link_bytes(m, &e.r, 1), e.at);
         ev_push(m, at, e.r.kind == TM_WRITE ? EV_ANSWER : EV_FILL, e.slice, &e.r);
+    } else if (e.kind == EV_REMOTE) {
+        Cycle at = link_send(&m->link, LINK_MEMORY, 0, ms_link_bytes(m, &e.r, 1), e.at) +
+                   m->icnt.latency;
+        q_push_sorted(&m->to_sm[e.r.sm], at, &e.r);
+        const MsItem *h = q_front(&m->to_sm[e.r.sm]);
+        m->recv_head[e.r.sm] = h ? h->at : TM_NEVER;
     } else if (e.kind == EV_ANSWER) {
         TmReq resp;
         l2_answer(&m->slice[e.slice].l2, &e.r, &resp, e.at);
@@ -1016,7 +1043,7 @@ void memsys_dump(const MemSys *m, FILE *f)
     if (m->evq.n)
         fprintf(f, "  next event at %llu\n", (unsigned long long)tm_heap_min(&m->evq));
     icnt_dump(&m->icnt, f);
-    if (m->ngpu > 1)
+    if (m->ngpu > 1 || m->peers)
         link_dump(&m->link, f);
     for (unsigned i = 0; i < m->nslice; i++) {
         fprintf(f, "slice %u: %u queued%s, free at %llu\n", i, m->slice[i].in.n,

@@ -171,6 +171,13 @@ void emu_system_range(const EmuSystem *s, uint32_t i, uint64_t *base, uint64_t *
 EmuStatus emu_system_device(EmuSystem *s, uint32_t i, EmuDevice **out, char *err,
                             size_t errlen);
 void emu_system_destroy(EmuSystem *s);
+/* Peer access between separate devices (docs/multi-device.md): from now on d's kernels
+ * reach peer's memory as their own (functionally; in timing mode over d's link,
+ * system.link_*, system.peer_latency). EMU_ERR_INVALID_VALUE when d is peer or either
+ * is NULL; enabling twice is harmless. disable undoes it; destroying either device does
+ * too. */
+EmuStatus emu_peer_enable(EmuDevice *d, EmuDevice *peer);
+void emu_peer_disable(EmuDevice *d, EmuDevice *peer);
 
 /* Memento reuse profiling (docs/hints.md; XGPU_REUSE_PROFILE=FILE in the runtime): from
  * now on the first warps of each kernel (emu.reuse_profile_warps) record the dynamic

@@ -101,9 +101,9 @@ int main(int argc, char **argv)
         return 1;
     }
     cudaGetLastError();
-    int can = 1;
+    int can = 0;
     CHECK(cudaDeviceCanAccessPeer(&can, 0, 1));
-    if (can != 0 || cudaSetDevice(ndev) != cudaErrorInvalidDevice) {
+    if (can != 1 || cudaSetDevice(ndev) != cudaErrorInvalidDevice) {
         printf("FAIL: peer access %d, or device %d accepted\n", can, ndev);
         return 1;
     }
