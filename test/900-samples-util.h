@@ -33,7 +33,8 @@ static const struct {
     {"barneshut", "1024 64 32"}, {"relu", "16 2048 1"}, {"heat", "96 2"},
     {"ld_stencil", "256 128"}, {"ld_spmv", "4096 2"},  {"ld_conv", "256 128"},
     {"ld_state", "2048 8"},   {"ld_stream", "512 2048"}, {"xmem_tile", "32 4 2"},
-    {"xmem_streams", "16384 1"},
+    {"xmem_streams", "16384 1"}, {"xtreme", "3 65536 2"}, {"maxpool", "8 32 32"},
+    {"fir", "16384 32"},      {"aes", "4096"},
 };
 #define SUITE_SAMPLES (sizeof suite_samples / sizeof suite_samples[0])
 

@@ -186,10 +186,11 @@ void ldst_connect(LdSt *u, MemSys *m, EmuUvm *uvm, const EmuProps *p)
 static void ldst_home(LdSt *u)
 {
     for (unsigned i = 0; i < u->qlen; i++) {
-        if (u->queue[i].line - u->home_lo < u->home_size)
+        uint64_t l = u->queue[i].line;
+        if (l - u->home_lo < u->home_size)
             u->queue[i].line -= u->home_by;
-        else
-            u->queue[i].line |= TM_REMOTE_LINE;
+        else if (l - XGPU_GLOBAL_BASE < XGPU_PARAM_BASE - XGPU_GLOBAL_BASE)
+            u->queue[i].line |= TM_REMOTE_LINE; /* global, another device's */
     }
 }
 

@@ -784,7 +784,7 @@ int memsys_take(MemSys *m, unsigned sm)
     int ok = 0;
     for (unsigned i = 0; i < o->n; i++) {
         const TmReq *r = &o->v[i].r;
-        if (r->line & TM_REMOTE_LINE) {
+        if (m->peers && (r->line & TM_REMOTE_LINE)) {
             ms_remote(m, r, o->v[i].at);
             m->quiet = 0;
             continue;

@@ -100,9 +100,11 @@ typedef struct TmReq {
 } TmReq;
 
 /* A line of another device's memory (peer access; docs/multi-device.md): the LD/ST unit
- * marks it so (a device address is below 2^48), the L1 keeps it apart from the device's
- * own lines, and the memory system sends it over the device's link. */
-#define TM_REMOTE_LINE (1ull << 62)
+ * marks it so (a device address is below 2^48; local memory's lines have bit 63 set,
+ * coalescer.c, and the swap space of core.resource_mgr = zorua bit 62), the L1 keeps it
+ * apart from the device's own lines, and the memory system sends it over the device's
+ * link. */
+#define TM_REMOTE_LINE (1ull << 61)
 
 /* Requests are copied through every queue of the memory system: keep them small. */
 _Static_assert(sizeof(TmReq) <= 48, "TmReq grew past 48 bytes");
