@@ -74,6 +74,17 @@ static inline void tm_done(TmRun *r)
     "  shl.u32 r15, r3, 2\n  cvt.u64.u32 r16, r15\n  add.u64 r16, r16, r40\n"               \
     "  st.global.u32 [r16], r8\n  exit\n"
 
+/* A kernel whose CTAs record where they ran: out[ctaid.y * nctaid.x + ctaid.x] = %smid,
+ * then a short loop so CTAs overlap. */
+#define TM_SMID_SRC                                                                        \
+    ".kernel k\n.param 8\n"                                                                \
+    "  s2r r7, %smid\n  s2r r1, %ctaid.x\n  s2r r2, %ctaid.y\n  s2r r3, %nctaid.x\n"          \
+    "  mul.u32 r2, r2, r3\n  add.u32 r1, r1, r2\n  shl.u32 r1, r1, 2\n"                     \
+    "  ld.param.u64 r40, [0]\n  cvt.u64.u32 r8, r1\n  add.u64 r40, r40, r8\n"               \
+    "  st.global.u32 [r40], r7\n  mov.u32 r3, 0\n"                                          \
+    "loop:\n  add.u32 r3, r3, 1\n  set.lt.u32 r4, r3, 50\n  brc r4, loop, after\n"         \
+    "after:\n  exit\n"
+
 /* Kernel text: `body` between two clock reads; out[0], out[1] = the clocks. The
  * preamble's results are all written back before the first clock read (the add to rz
  * waits for the last of them and writes nothing), so the body runs in a quiet pipeline. */

@@ -10,14 +10,7 @@
 #include "400-timing-util.h"
 #include "stats/log.h"
 
-/* out[ctaid.x] = %smid, then a short loop so CTAs overlap. */
-static const char *smid_src =
-    ".kernel k\n.param 8\n"
-    "  s2r r7, %smid\n  s2r r1, %ctaid.x\n  shl.u32 r1, r1, 2\n"
-    "  ld.param.u64 r40, [0]\n  cvt.u64.u32 r8, r1\n  add.u64 r40, r40, r8\n"
-    "  st.global.u32 [r40], r7\n  mov.u32 r3, 0\n"
-    "loop:\n  add.u32 r3, r3, 1\n  set.lt.u32 r4, r3, 50\n  brc r4, loop, after\n"
-    "after:\n  exit\n";
+static const char *smid_src = TM_SMID_SRC; /* 400-timing-util.h */
 
 #define TWO_BY_TWO "gpu.sm_count=2;system.gpus=2;system.memory=shared;"
 

@@ -70,6 +70,25 @@ static inline void t_mem_close(TMem *t)
     memsys_free(t->m);
 }
 
+/* A memory system alone (no LD/ST units), for tests that send its requests themselves;
+ * the configuration must pass emu_config_check. */
+typedef struct TMemSys {
+    EmuConfig cfg;
+    TmCounters ctr;
+    MemSys *m;
+    Cycle now;
+} TMemSys;
+
+static inline void t_memsys_open(TMemSys *s, const char *sets)
+{
+    char err[256] = "";
+    memset(s, 0, sizeof *s);
+    s->cfg = t_cfg(sets);
+    cr_assert_eq(emu_config_check(&s->cfg, err, sizeof err), 0, "%s", err);
+    s->m = memsys_new(&s->cfg, &s->ctr, err, sizeof err);
+    cr_assert(s->m, "%s", err);
+}
+
 /* One cycle of every unit, in the device's order: memory system, then the SMs. */
 static inline void t_mem_tick(TMem *t)
 {

@@ -13,22 +13,6 @@
 #define SHARED T_SAME_CLOCKS ";l2.slice_hash=mod;gpu.sm_count=2;system.gpus=2;system.memory=shared"
 #define NUMA T_SAME_CLOCKS ";gpu.sm_count=2;system.gpus=2;system.memory=numa"
 
-typedef struct TSys {
-    EmuConfig cfg;
-    TmCounters ctr;
-    MemSys *m;
-} TSys;
-
-static void open_sys(TSys *s, const char *sets)
-{
-    char err[256] = "";
-    memset(s, 0, sizeof *s);
-    s->cfg = t_cfg(sets);
-    cr_assert_eq(emu_config_check(&s->cfg, err, sizeof err), 0, "%s", err);
-    s->m = memsys_new(&s->cfg, &s->ctr, err, sizeof err);
-    cr_assert(s->m, "%s", err);
-}
-
 static TmReq rd(uint64_t line, unsigned sm)
 {
     return (TmReq){.line = line, .sectors = 0xf, .kind = TM_READ, .sm = (uint16_t)sm};
@@ -36,7 +20,7 @@ static TmReq rd(uint64_t line, unsigned sm)
 
 /* Sends r at cycle at and ticks every cycle until its SM receives the response: the
  * latency, checked not to be one cycle shorter. */
-static Cycle latency(TSys *s, TmReq r, Cycle at)
+static Cycle latency(TMemSys *s, TmReq r, Cycle at)
 {
     cr_assert_eq(memsys_send(s->m, &r, at), 0);
     TmReq got;
@@ -54,8 +38,8 @@ static Cycle latency(TSys *s, TmReq r, Cycle at)
 /* The same cold miss on one GPU (the default system). */
 static Cycle one_gpu_miss(const char *sets)
 {
-    TSys s;
-    open_sys(&s, sets);
+    TMemSys s;
+    t_memsys_open(&s, sets);
     Cycle t = latency(&s, rd(0x100000, 0), 50);
     memsys_free(s.m);
     return t;
@@ -63,8 +47,8 @@ static Cycle one_gpu_miss(const char *sets)
 
 Test(multi_gpu_memsys, shared_each_gpu_has_its_own_l2_behind_its_link)
 {
-    TSys s;
-    open_sys(&s, SHARED);
+    TMemSys s;
+    t_memsys_open(&s, SHARED);
     const EmuConfig *c = &s.cfg;
     /* GPU 0 (SMs 0, 1) and GPU 1 (SMs 2, 3) map a line to their own slices */
     for (uint64_t l = 0; l < 64; l++) {
@@ -97,8 +81,8 @@ Test(multi_gpu_memsys, shared_each_gpu_has_its_own_l2_behind_its_link)
  * Returns the second response's cycle minus the first's. */
 static Cycle two_misses(const char *sets, TmCounters *out)
 {
-    TSys s;
-    open_sys(&s, sets);
+    TMemSys s;
+    t_memsys_open(&s, sets);
     TmReq a = rd(0, 0), b = rd(128, 1);
     cr_assert_eq(memsys_send(s.m, &a, 50), 0);
     cr_assert_eq(memsys_send(s.m, &b, 50), 0);
@@ -131,8 +115,8 @@ Test(multi_gpu_memsys, shared_gpus_see_one_memory_side)
 {
     /* GPU 1's write-back and GPU 0's read of the same line reach the same DRAM bank and
      * row: the read after the write finds the row open */
-    TSys s;
-    open_sys(&s, SHARED ";l2.sets=1;l2.ways=1");
+    TMemSys s;
+    t_memsys_open(&s, SHARED ";l2.sets=1;l2.ways=1");
     TmReq w = {.line = 0, .sectors = 0xf, .kind = TM_WRITE, .sm = 2};
     cr_assert_eq(memsys_send(s.m, &w, 10), 0);
     TmReq evict = rd(8 * 128, 2); /* slice 8 again: evicts the dirty line */
@@ -149,8 +133,8 @@ Test(multi_gpu_memsys, shared_gpus_see_one_memory_side)
 
 Test(multi_gpu_memsys, numa_xor_zones_and_remote_requests)
 {
-    TSys s;
-    open_sys(&s, NUMA);
+    TMemSys s;
+    t_memsys_open(&s, NUMA);
     const EmuConfig *c = &s.cfg;
     /* 4 KB blocks: block b in zone (b xor b >> 1 xor ...) mod 2, the parity of b's bits */
     for (uint64_t b = 0; b < 64; b++) {
@@ -179,8 +163,8 @@ Test(multi_gpu_memsys, numa_xor_zones_and_remote_requests)
 
 Test(multi_gpu_memsys, numa_first_touch_places_a_page_where_it_is_first_used)
 {
-    TSys s;
-    open_sys(&s, NUMA ";numa.map=first-touch");
+    TMemSys s;
+    t_memsys_open(&s, NUMA ";numa.map=first-touch");
     /* module 1 touches page 3 first, module 0 page 5; later requests keep the placement,
      * and every line of a 64 KB page goes with it */
     cr_expect_eq(memsys_slice(s.m, 1, 3 * 65536 + 128) / 8, 1);

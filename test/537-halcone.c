@@ -21,29 +21,12 @@
 #define X 0x100000ull
 #define Y 0x200000ull
 
-typedef struct TSys {
-    EmuConfig cfg;
-    TmCounters ctr;
-    MemSys *m;
-    Cycle now;
-} TSys;
-
-static void open_sys(TSys *s, const char *sets)
-{
-    char err[256] = "";
-    memset(s, 0, sizeof *s);
-    s->cfg = t_cfg(sets);
-    cr_assert_eq(emu_config_check(&s->cfg, err, sizeof err), 0, "%s", err);
-    s->m = memsys_new(&s->cfg, &s->ctr, err, sizeof err);
-    cr_assert(s->m, "%s", err);
-}
-
 static unsigned rts(uint64_t meta) { return (unsigned)(meta & 0xFFFF); }
 static unsigned wts(uint64_t meta) { return (unsigned)(meta >> 16 & 0xFFFF); }
 
 /* Sends a whole-line read (or write) of line from sm at cycle at and ticks until its
  * response (or answer) arrives: the response. */
-static TmReq access(TSys *s, unsigned sm, TmKind kind, uint64_t line, Cycle at)
+static TmReq access(TMemSys *s, unsigned sm, TmKind kind, uint64_t line, Cycle at)
 {
     TmReq r = {.line = line, .sectors = 0xf, .kind = (uint8_t)kind, .sm = (uint16_t)sm};
     cr_assert_geq(at, s->now);
@@ -66,8 +49,8 @@ static TmReq access(TSys *s, unsigned sm, TmKind kind, uint64_t line, Cycle at)
 
 Test(halcone, fig5_walk_through)
 {
-    TSys s;
-    open_sys(&s, SYS);
+    TMemSys s;
+    t_memsys_open(&s, SYS);
     /* GPU 1 reads Y at clock 0: lease 7; GPU 0 reads X at clock 3: lease 10 */
     TmReq y1 = access(&s, 1, TM_READ, Y, 10);
     cr_expect_eq(rts(y1.meta), 7);
@@ -106,8 +89,8 @@ Test(halcone, fig5_walk_through)
 /* The L1 part: the slot's hooks on SM 0's clock, with the walk-through's numbers. */
 Test(halcone, fig5_l1_leases)
 {
-    TSys s;
-    open_sys(&s, SYS);
+    TMemSys s;
+    t_memsys_open(&s, SYS);
     TmGpu g;
     memset(&g, 0, sizeof g);
     g.nsm_total = 2, g.mem = s.m;
@@ -137,8 +120,8 @@ Test(halcone, fig5_l1_leases)
  * second read was a coherence miss. */
 static uint64_t second_read_misses(Cycle at)
 {
-    TSys s;
-    open_sys(&s, SYS);
+    TMemSys s;
+    t_memsys_open(&s, SYS);
     access(&s, 1, TM_READ, Y, 10);
     access(&s, 1, TM_READ, Y, at);
     uint64_t inv = s.ctr.l2_coherence_invalidations;
@@ -158,8 +141,8 @@ Test(halcone, a_lease_runs_out_at_its_exact_cycle)
 
 Test(halcone, a_kernel_boundary_advances_every_clock)
 {
-    TSys s;
-    open_sys(&s, SYS ";halcone.read_lease=2");
+    TMemSys s;
+    t_memsys_open(&s, SYS ";halcone.read_lease=2");
     access(&s, 1, TM_READ, Y, 10);             /* lease 2 at clock 0 */
     access(&s, 1, TM_READ, Y, T + 10);         /* clock 1: hits */
     cr_expect_eq(s.ctr.l2_hits, 1);
@@ -179,9 +162,9 @@ Test(halcone, a_kernel_boundary_advances_every_clock)
 
 Test(halcone, tsu_evicts_the_lowest_memts_and_keeps_write_timestamps_monotonic)
 {
-    TSys s;
+    TMemSys s;
     /* one TSU set of 4 ways */
-    open_sys(&s, SYS ";halcone.tsu_entries=4;halcone.tsu_ways=4");
+    t_memsys_open(&s, SYS ";halcone.tsu_entries=4;halcone.tsu_ways=4");
     for (uint64_t i = 0; i < 4; i++)
         access(&s, 0, TM_WRITE, 0x10000 * (i + 1), s.now); /* memts 5 each: wts 1 */
     TmReq w = access(&s, 0, TM_WRITE, 0x10000, s.now);    /* the first again: wts 6 */
@@ -203,10 +186,10 @@ Test(halcone, tsu_evicts_the_lowest_memts_and_keeps_write_timestamps_monotonic)
 
 Test(halcone, evicting_an_unshared_block_drops_its_entry)
 {
-    TSys s;
+    TMemSys s;
     /* one L2 set of one way per slice, lease 2: the reader's clock passes the lease
      * before the eviction, so the entry goes */
-    open_sys(&s, SYS ";l2.sets=1;l2.ways=1;l2.slice_hash=mod;halcone.read_lease=2");
+    t_memsys_open(&s, SYS ";l2.sets=1;l2.ways=1;l2.slice_hash=mod;halcone.read_lease=2");
     access(&s, 0, TM_READ, 0, 10);
     access(&s, 0, TM_READ, 8 * 128, 3 * T); /* same slice of GPU 0: evicts line 0 */
     cr_expect_eq(s.ctr.halcone_tsu_drops, 1);
@@ -218,8 +201,8 @@ Test(halcone, evicting_an_unshared_block_drops_its_entry)
 
 Test(halcone, timestamps_overflow_and_restart)
 {
-    TSys s;
-    open_sys(&s, SYS ";halcone.read_lease=32767;halcone.write_lease=32767");
+    TMemSys s;
+    t_memsys_open(&s, SYS ";halcone.read_lease=32767;halcone.write_lease=32767");
     access(&s, 1, TM_READ, Y, 10);                 /* GPU 1: lease 32767 */
     TmReq a = access(&s, 0, TM_WRITE, X, s.now);   /* wts 1, memts 32767 */
     TmReq b = access(&s, 0, TM_WRITE, X, s.now);   /* wts 32768, memts 65534 */

@@ -2,10 +2,11 @@
  * 608-slot-registry: the policy slots' registries (emulator/mech/registry.def: issue
  * order, collector, L1 and L2 prefetch, request observer, resource manager, CTA
  * placement, L1 and L2 insertion, memory-side transform, coherence, hint lookup, DRAM
- * mapping, NUMA zones) agree with the configuration: every entry's name is a valid value of its key (the key's list of
- * choices is generated from the registry, so the two cannot drift), its ops carry the
- * same name and the hooks the core calls unconditionally, and every choice of the keys
- * resolves to a pair of slots or to an error that names the key.
+ * mapping, NUMA zones) agree with the configuration: every entry's name is a valid value
+ * of its key (the key's list of choices is generated from the registry, so the two
+ * cannot drift), its ops carry the same name and the hooks the core calls
+ * unconditionally, and every choice of the keys resolves to a pair of slots or to an
+ * error that names the key.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>

@@ -301,8 +301,8 @@ static EmuStatus gpu_setup(TmGpu *g, const EmuModule *m, int kernel, char *err, 
 
 TmLaunchView tm_gpu_view(const TmGpu *g)
 {
-    return (TmLaunchView){.hints = &g->d->hints, .grid = g->x->grid,
-                          .nsm = g->nsm_total, .ngpu = g->ngpu, .ctas_per_sm = tm_gpu_ctas_per_sm(g)};
+    return (TmLaunchView){.hints = &g->d->hints, .grid = g->x->grid, .nsm = g->nsm_total,
+                          .ngpu = g->ngpu, .ctas_per_sm = tm_gpu_ctas_per_sm(g)};
 }
 
 uint32_t tm_gpu_ctas_per_sm(const TmGpu *g)

@@ -308,31 +308,30 @@ typedef struct TmTransformOps {
 const TmTransformOps *tm_transform_find(const char *name);
 const TmTransformOps *tm_transform_entry(size_t i);
 
-/* The coherence slot (coherence), in two parts.
- * The L1s': one state per launch (its launch.begin, TmGpu.mech[TM_SLOT_COHERENCE]).
- * l1_read: an L1 demand read finds every sector it wants valid in a line whose last fill
- * arrived at cycle filled and carried meta (TmReq.meta): 1 lets it hit, 0 invalidates
- * the line first, so the read misses and fetches it again (a line with a miss in flight
- * is never asked). l1_fill: a response reached SM sm's L1 (a read's data, or with
- * write_through a write's answer): the meta its line keeps (a write's: only when the
- * line is present). fence: SM sm issued a memory fence (membar) of scope (XScope): 1
- * invalidates the SM's L1 (lines with a miss in flight stay).
- * The memory side's: one state per memory system, kept as long as it lives (mem_init,
- * mem_free; mem_launch at the end of each launch, given its last cycle: the
- * memory system's cycles start at 0 again with the next). l2_read: as l1_read, for a
- * demand read of L2 slice slice; l2_peek answers the same without changing anything (an
- * SM's load asks it at issue, from any host thread). l2_fill: the slice fills a line from memory, or its
- * write is answered (r->meta from memory): the meta the line keeps and the response to
- * the requester carries. l2_evict: the slice drops a valid line (replacement).
- * memory: a request of L2 slice slice reaches the memory side (a read when DRAM has its
- * data): the meta its answer carries, and in *delay (preset to 0) the cycles before a
- * write's answer leaves.
- * write_through: the L2 writes every write through to memory (no dirty lines) and the
- * memory side answers it, back through the L2 to the L1 that sent it. flush: at the end
- * of every launch each L2 writes its dirty lines back and drops every line. stamp_bytes:
- * the bytes the meta adds to every response and write answer on the crossbar and links.
- * Every hook may be NULL. The baseline, none: an L1 is invalidated only at kernel
- * boundaries (its LD/ST unit is the launch's), an L2 never. */
+/* The coherence slot (coherence), in two parts. The L1s': one state per launch (its
+ * launch.begin, TmGpu.mech[TM_SLOT_COHERENCE]). l1_read: an L1 demand read finds every
+ * sector it wants valid in a line whose last fill arrived at cycle filled and carried
+ * meta (TmReq.meta): 1 lets it hit, 0 invalidates the line first, so the read misses
+ * and fetches it again (a line with a miss in flight is never asked). l1_fill: a
+ * response reached SM sm's L1 (a read's data, or with write_through a write's answer):
+ * the meta its line keeps (a write's: only when the line is present). fence: SM sm
+ * issued a memory fence (membar) of scope (XScope): 1 invalidates the SM's L1 (lines
+ * with a miss in flight stay). The memory side's: one state per memory system, kept as
+ * long as it lives (mem_init, mem_free; mem_launch at the end of each launch, given its
+ * last cycle: the memory system's cycles start at 0 again with the next). l2_read: as
+ * l1_read, for a demand read of L2 slice slice; l2_peek answers the same without
+ * changing anything (an SM's load asks it at issue, from any host thread). l2_fill: the
+ * slice fills a line from memory, or its write is answered (r->meta from memory): the
+ * meta the line keeps and the response to the requester carries. l2_evict: the slice
+ * drops a valid line (replacement). memory: a request of L2 slice slice reaches the
+ * memory side (a read when DRAM has its data): the meta its answer carries, and in
+ * *delay (preset to 0) the cycles before a write's answer leaves. write_through: the L2
+ * writes every write through to memory (no dirty lines) and the memory side answers it,
+ * back through the L2 to the L1 that sent it. flush: at the end of every launch each L2
+ * writes its dirty lines back and drops every line. stamp_bytes: the bytes the meta
+ * adds to every response and write answer on the links. Every hook may be
+ * NULL. The baseline, none: an L1 is invalidated only at kernel boundaries (its LD/ST
+ * unit is the launch's), an L2 never. */
 typedef struct TmCoherenceOps {
     const char *name;
     TmLaunchHooks launch;
