@@ -35,9 +35,7 @@ issue the baseline's warp instructions.
 usage: bench/locality_eval.py [BUILD_DIR] [--out DIR] [--jobs N] [--backend local|slurm]
                               [--sweep-arg ARG]... [--quick] [--docs]
 """
-import argparse
 import json
-import math
 import os
 import shutil
 import sys
@@ -45,6 +43,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import plots as mpl  # noqa: E402
 import sweeprun  # noqa: E402
+from sweeprun import geomean_change, mean, pct, ratio  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 PRESET = "gtx480"
@@ -127,10 +126,6 @@ def label_of(params):
     return params.get("ldesc.mode") or params.get("xmem.mode") or "baseline"
 
 
-def ratio(a, b):
-    return a / b if b else None
-
-
 def channel_imbalance(stats):
     """The busiest DRAM channel's bursts over the mean channel's, over all launches."""
     per = []
@@ -176,20 +171,6 @@ def load_runs(res_dir):
     return out
 
 
-def geomean(xs):
-    xs = [x for x in xs if x is not None]
-    return math.exp(sum(math.log(1 + x) for x in xs) / len(xs)) - 1 if xs else None
-
-
-def mean(xs):
-    xs = [x for x in xs if x is not None]
-    return sum(xs) / len(xs) if xs else None
-
-
-def pct(v, signed=True):
-    return "—" if v is None else (f"{100 * v:+.1f}%" if signed else f"{100 * v:.1f}%")
-
-
 def check_same_work(runs, prog, labels):
     base = runs[(prog, "baseline")]
     for lab in labels:
@@ -209,7 +190,7 @@ def ldesc_figures(runs, size):
          for w in ws}
     sp = {lab: {w: f[w]["baseline"]["cycles"] / f[w][lab]["cycles"] - 1 for w in ws}
           for lab in LDESC_MODES}
-    return ws, f, sp, {lab: geomean(sp[lab].values()) for lab in LDESC_MODES}
+    return ws, f, sp, {lab: geomean_change(sp[lab].values()) for lab in LDESC_MODES}
 
 
 def ldesc_summary(ws, f, sp, avg):
@@ -299,7 +280,7 @@ def xmem_table(runs, path, kbs):
          f"| tiling: the same under XMem (xmem.mode = cache) | {PAPER['thrash_xmem']}% (up to "
          f"{PAPER['thrash_xmem_max']}x) | {pct(avg['cache'], False)} ({1 + top['cache']:.2f}x) |",
          f"| DRAM placement speedup (geomean) | +{PAPER['dram']}% (up to +{PAPER['dram_max']}%; "
-         f"ideal +{PAPER['dram_ideal']}%) | {pct(geomean(dsp.values()))} |", "",
+         f"ideal +{PAPER['dram_ideal']}%) | {pct(geomean_change(dsp.values()))} |", "",
          "## Tiling", "",
          "| tile | IPC baseline | IPC XMem | slowdown baseline | slowdown XMem | "
          "L1 hit rate baseline / XMem | ALB hit rate |", "|---|---|---|---|---|---|---|"]
@@ -325,12 +306,7 @@ def xmem_table(runs, path, kbs):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("build", nargs="?", default=os.path.join(ROOT, "build"))
-    ap.add_argument("--out")
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    ap.add_argument("--backend", choices=["local", "slurm"], default="local")
-    ap.add_argument("--sweep-arg", action="append", default=[])
+    ap = sweeprun.arguments(__doc__, ROOT)
     ap.add_argument("--quick", action="store_true", help="every other tile size")
     ap.add_argument("--docs", action="store_true",
                     help="also copy the plots (SVG) into docs/ for docs/ldesc.md and docs/xmem.md")
@@ -371,7 +347,7 @@ def main():
             print(f"ldesc {size} {lab:6s} speedup {pct(figs[size][3][lab])}")
     print(f"xmem tiling slowdown beyond the L1: baseline {pct(tavg['baseline'], False)}, "
           f"xmem {pct(tavg['cache'], False)}")
-    print(f"xmem dram placement speedup {pct(geomean(dsp.values()))}")
+    print(f"xmem dram placement speedup {pct(geomean_change(dsp.values()))}")
     print(f"tables: {os.path.join(out, 'ldesc.md')}, {os.path.join(out, 'xmem.md')}")
 
 

@@ -65,11 +65,12 @@ __global__ void conv5x5(const float *in, int w, int h, float *out)
     out[(size_t)y * w + x] = s;
 }
 
-// The image's descriptor (specified after the copy, before the launch).
+// The image's descriptor (specified after the copy, before the launch): rows of w
+// elements (the stride), so a D-Tile is a 2D block of the image.
 static cudaError_t describe(const float *in, int w, int h)
 {
     XLDTile tile = {{CX * BX, CY * BY, 1}, {CX, CY, 1}};
-    return LocalityDescriptor(conv5x5, in, sizeof(float) * w * h, &tile, 0, XLD_INTER_THREAD,
+    return LocalityDescriptor(conv5x5, in, sizeof(float) * w * h, &tile, w, XLD_INTER_THREAD,
                               XLD_NEARBY, XLD_PATTERN_NONE, XLD_MAP(1, 2, 0), 2,
                               sizeof(float));
 }
@@ -84,7 +85,7 @@ static int check_launch(const float *in, int w, int h)
              d->s.sharing == XLD_NEARBY && d->s.pattern == XLD_PATTERN_NONE &&
              d->s.map[0] == 1 && d->s.map[1] == 2 && d->s.map[2] == 0 && d->s.priority == 2 &&
              d->s.elem_size == sizeof(float) && d->base == (uint64_t)(uintptr_t)in &&
-             d->bytes == sizeof(float) * w * h && d->stride == 0 &&
+             d->bytes == sizeof(float) * w * h && d->stride == w &&
              d->tile.dtile[0] == CX * BX && d->tile.dtile[1] == CY * BY &&
              d->tile.dtile[2] == 1 && d->tile.ctile[0] == CX && d->tile.ctile[1] == CY &&
              d->tile.ctile[2] == 1 && strstr(d->kernel_name, "conv5x5") &&

@@ -75,14 +75,9 @@ void ld_walk(const uint8_t map[3], uint8_t walk[3])
             walk[k++] = (uint8_t)i;
 }
 
-static uint64_t div_up(uint64_t a, uint64_t b)
-{
-    return (a + b - 1) / b;
-}
-
 static uint64_t ntiles(EmuDim3 grid, const uint32_t t[3])
 {
-    return div_up(grid.x, t[0]) * div_up(grid.y, t[1]) * div_up(grid.z, t[2]);
+    return ld_div_up(grid.x, t[0]) * ld_div_up(grid.y, t[1]) * ld_div_up(grid.z, t[2]);
 }
 
 /* Descriptor d's C-Tile clipped to the grid and halved along its largest dimension until
@@ -214,7 +209,7 @@ static int place_begin(TmGpu *g, void **state, char *err, size_t n)
         return 0;
     const uint32_t gd[3] = {grid.x, grid.y, grid.z};
     for (int i = 0; i < 3; i++)
-        p->ncl[i] = (uint32_t)div_up(gd[i], p->cls[i]);
+        p->ncl[i] = (uint32_t)ld_div_up(gd[i], p->cls[i]);
     ld_walk(g->d->hints.descs[top].map, p->walk);
     p->nclusters = (uint64_t)p->ncl[0] * p->ncl[1] * p->ncl[2];
     for (uint32_t s = 0; s < g->nsm_total; s++)
@@ -402,7 +397,7 @@ static uint64_t active_tiles(const TmLaunchView *v, const EmuDescRange *d, const
     uint32_t t[3];
     ld_split(d, v->grid, v->nsm, t);
     uint64_t ctas = clustered ? (uint64_t)cls[0] * cls[1] * cls[2] : 1;
-    uint64_t active = div_up(v->ctas_per_sm, ctas), tiles = ntiles(v->grid, t);
+    uint64_t active = ld_div_up(v->ctas_per_sm, ctas), tiles = ntiles(v->grid, t);
     return active < tiles ? active : tiles;
 }
 

@@ -10,6 +10,11 @@
 #include <stdint.h>
 #include "hints.h"
 
+static inline uint64_t ld_div_up(uint64_t a, uint64_t b)
+{
+    return (a + b - 1) / b;
+}
+
 /* The descriptors of h whose locality is `locality` (or every one: locality < 0) by
  * priority, highest first (the order given among equals): their indices into h->descs
  * in order[], how many returned. */

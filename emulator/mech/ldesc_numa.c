@@ -22,22 +22,10 @@
 #include <string.h>
 #include "mech/ldesc.h"
 #include "mech/mech.h"
+#include "mech/numa.h"
 
 #define LD_LOW_BIT 7   /* 128 B */
 #define LD_HIGH_BIT 16 /* 64 KB */
-
-static uint64_t div_up(uint64_t a, uint64_t b)
-{
-    return (a + b - 1) / b;
-}
-
-static unsigned log2_of(uint64_t v)
-{
-    unsigned b = 0;
-    while ((1ull << b) < v)
-        b++;
-    return b;
-}
 
 /* The geometry of descriptor d's D-Tiles. */
 typedef struct LdTiles {
@@ -54,7 +42,7 @@ static int ld_tiles(const EmuDescRange *d, LdTiles *t)
     t->base = d->base;
     if (!t->rows)
         return -1;
-    t->nx = div_up(t->w, t->dx), t->ny = div_up(t->rows, t->dy);
+    t->nx = ld_div_up(t->w, t->dx), t->ny = ld_div_up(t->rows, t->dy);
     return 0;
 }
 
@@ -110,7 +98,7 @@ static uint64_t ld_ctiles(const EmuDescRange *d, EmuDim3 grid, uint32_t ct[3], u
     const uint32_t g[3] = {grid.x, grid.y, grid.z};
     for (int i = 0; i < 3; i++) {
         ct[i] = d->ctile[i] < 1 ? 1 : d->ctile[i] > g[i] ? g[i] : d->ctile[i];
-        nct[i] = (uint32_t)div_up(g[i], ct[i]);
+        nct[i] = (uint32_t)ld_div_up(g[i], ct[i]);
     }
     ld_walk(d->map, walk);
     return (uint64_t)nct[0] * nct[1] * nct[2];
@@ -192,7 +180,7 @@ int ld_numa_plan(const EmuHintTable *h, EmuDim3 grid, unsigned zones, LdNuma *p)
         p->top = (long)order[first];
         p->nparts = ld_ctiles(top, grid, p->ct, p->nct, p->walk);
         uint8_t *part = malloc(p->nparts), *best_part = malloc(p->nparts);
-        unsigned last = LD_HIGH_BIT - log2_of(zones) + 1;
+        unsigned last = LD_HIGH_BIT - numa_log2(zones) + 1;
         double best = -1;
         p->part = part;
         for (unsigned b = LD_LOW_BIT; part && best_part && b <= last; b++) {
@@ -244,10 +232,9 @@ int ld_numa_line_zone(const LdNuma *p, const EmuHintTable *h, uint64_t line)
 /* --- the zone slot ------------------------------------------------------------------------ */
 
 typedef struct LdZone {
-    const EmuConfig *cfg;
     const EmuHintTable *h;
     LdNuma plan;
-    unsigned shift, bits; /* the baseline XOR hash for lines of no placed structure */
+    NumaXor base; /* the baseline's hash, for lines of no placed structure */
 } LdZone;
 
 static void *zone_init(const EmuConfig *cfg)
@@ -255,8 +242,8 @@ static void *zone_init(const EmuConfig *cfg)
     LdZone *z = calloc(1, sizeof *z);
     if (!z)
         return NULL;
-    z->cfg = cfg, z->plan.top = -1;
-    z->shift = log2_of(cfg->numa_interleave), z->bits = log2_of(cfg->system_gpus);
+    z->plan.top = -1;
+    z->base = numa_xor(cfg->system_gpus, cfg->numa_interleave);
     return z;
 }
 
@@ -282,10 +269,7 @@ static unsigned zone_of(void *state, uint64_t line, unsigned gpu)
     int k = ld_numa_line_zone(&z->plan, z->h, line);
     if (k >= 0)
         return (unsigned)k;
-    uint64_t b = line >> z->shift, x = 0; /* numa.map = xor's hash */
-    for (; z->bits && b; b >>= z->bits)
-        x ^= b;
-    return (unsigned)(x & ((1ull << z->bits) - 1)) % z->cfg->system_gpus;
+    return numa_xor_zone(&z->base, line);
 }
 
 const TmZoneOps tm_zone_ldesc = {.name = "ldesc", .init = zone_init, .free = zone_free,

@@ -15,12 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mech/mech.h"
+#include "mech/numa.h"
 
-typedef struct ZoneXor {
-    unsigned zones, bits, shift;
-} ZoneXor;
-
-static unsigned log2_of(uint64_t v)
+unsigned numa_log2(uint64_t v)
 {
     unsigned b = 0;
     while ((1ull << b) < v)
@@ -28,26 +25,34 @@ static unsigned log2_of(uint64_t v)
     return b;
 }
 
+NumaXor numa_xor(unsigned zones, uint64_t block_bytes)
+{
+    return (NumaXor){.zones = zones, .bits = numa_log2(zones), .shift = numa_log2(block_bytes)};
+}
+
+unsigned numa_xor_zone(const NumaXor *x, uint64_t line)
+{
+    uint64_t b = line >> x->shift, h = 0;
+    if (!x->bits)
+        return 0;
+    for (; b; b >>= x->bits)
+        h ^= b;
+    return (unsigned)(h & ((1ull << x->bits) - 1)) % x->zones;
+}
+
 static void *xor_init(const EmuConfig *cfg)
 {
-    ZoneXor *z = calloc(1, sizeof *z);
+    NumaXor *z = malloc(sizeof *z);
     if (!z)
         return NULL;
-    z->zones = cfg->system_gpus, z->bits = log2_of(cfg->system_gpus);
-    z->shift = log2_of(cfg->numa_interleave);
+    *z = numa_xor(cfg->system_gpus, cfg->numa_interleave);
     return z;
 }
 
 static unsigned xor_zone(void *state, uint64_t line, unsigned gpu)
 {
     (void)gpu;
-    const ZoneXor *z = state;
-    uint64_t b = line >> z->shift, h = 0;
-    if (!z->bits)
-        return 0;
-    for (; b; b >>= z->bits)
-        h ^= b;
-    return (unsigned)(h & ((1ull << z->bits) - 1)) % z->zones;
+    return numa_xor_zone(state, line);
 }
 
 const TmZoneOps tm_zone_xor = {.name = "xor", .init = xor_init, .free = free,
@@ -66,7 +71,7 @@ static void *touch_init(const EmuConfig *cfg)
     ZoneTouch *t = calloc(1, sizeof *t);
     if (!t)
         return NULL;
-    t->shift = log2_of(cfg->numa_page), t->zones = cfg->system_gpus;
+    t->shift = numa_log2(cfg->numa_page), t->zones = cfg->system_gpus;
     return t;
 }
 

@@ -684,15 +684,20 @@ uint64_t tm_warp_insns(const TmGpu *g)
     return n;
 }
 
+/* *to += *from, counter by counter. */
+static void counters_add(TmCounters *to, const TmCounters *from)
+{
+    uint64_t *o = (uint64_t *)to;
+    const uint64_t *v = (const uint64_t *)from;
+    for (size_t i = 0; i < sizeof *to / sizeof *o; i++)
+        o[i] += v[i];
+}
+
 void tm_counters_now(const TmGpu *g, TmCounters *out)
 {
     *out = g->ctr;
-    uint64_t *o = (uint64_t *)out;
-    for (size_t u = 0; g->unit && u < (size_t)g->nsm + g->nslice + g->nchan + g->nlink; u++) {
-        const uint64_t *v = (const uint64_t *)&g->unit[u];
-        for (size_t i = 0; i < sizeof *out / sizeof *o; i++)
-            o[i] += v[i];
-    }
+    for (size_t u = 0; g->unit && u < (size_t)g->nsm + g->nslice + g->nchan + g->nlink; u++)
+        counters_add(out, &g->unit[u]);
 }
 
 /* The interval series' record at cycle upto. */
@@ -783,15 +788,6 @@ static void gpu_sum_exec(TmGpu *g)
         x->winsns += y->winsns, x->tinsns += y->tinsns, x->bad_accesses += y->bad_accesses;
         x->pf_bytes += y->pf_bytes, x->pf_dropped += y->pf_dropped;
     }
-}
-
-/* *to += *from, counter by counter. */
-static void counters_add(TmCounters *to, const TmCounters *from)
-{
-    uint64_t *o = (uint64_t *)to;
-    const uint64_t *v = (const uint64_t *)from;
-    for (size_t i = 0; i < sizeof *to / sizeof *o; i++)
-        o[i] += v[i];
 }
 
 /* Each GPU's counters into the report: its SMs', its slices', its link's and in a NUMA
