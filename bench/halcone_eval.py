@@ -22,7 +22,8 @@ the paper's 96 MB; hours on 2 cores, meant for a cluster with --backend slurm). 
   xtreme    the Xtreme micro-benchmarks (three sharing patterns; vectors from 192 KB up)
             at 4 GPUs under halcone, flush and none
 
-Writes to OUT (default BUILD/halcone-eval): results.json (every run's figures), halcone.md
+Writes to OUT (default BUILD/halcone-eval, with --full BUILD/halcone-eval-full):
+results.json (every run's figures), halcone.md
 (tables beside the paper's numbers) and the plots halcone-scaling.svg/.pdf,
 halcone-overhead.svg/.pdf, halcone-xtreme.svg/.pdf (with --docs the SVGs are also copied
 into docs/, where docs/halcone.md shows them).
