@@ -103,6 +103,7 @@ typedef struct TmOcu {
     uint8_t cls;
     uint8_t reads_left;  /* source registers not yet read */
     Cycle issued;
+    Cycle read_at;       /* the cycle its last register read was granted (0: none yet) */
     uint64_t seq;        /* issue order (dispatch oldest first) */
     const TmInsn *ti;
     uint32_t acc_next;   /* memory: accesses handed to the LD/ST unit so far */
@@ -185,6 +186,8 @@ struct TmSm {
     Cycle wake;            /* next cycle the SM must tick (gpu.c sleeps it until then) */
     Cycle slept;           /* cycles slept and not yet accounted (tm_sm_settle) */
     int stir;              /* this tick changed state without reporting work */
+    int stages;            /* core.collect_stages or core.dispatch_stages is set */
+    Cycle first_start;     /* issue to the earliest unit start: 1 + collect + exec stages */
     /* what the SM runs with on its own, so that SMs can tick on different host threads
      * (gpu.c): its execution context (the launch's, copied), the global stores and
      * atomics of this cycle (applied by the device loop), its random stream */
@@ -252,6 +255,12 @@ Cycle tm_unit_latency(const EmuConfig *cfg, unsigned cls);
  * (min/max, multiply, multiply-add, divide, shuffle). */
 Cycle tm_insn_latency(const EmuConfig *cfg, const XInsn *in, unsigned cls);
 int tm_unit_ready(const TmSubcore *sc, unsigned cls, Cycle now);
+/* Whether collector o's instruction has passed the pipeline's stages by now: issued
+ * before now + core.collect_stages, its last read core.dispatch_stages ago (ocu.c). */
+int tm_ocu_staged(const TmSm *sm, const TmOcu *o, Cycle now);
+/* The next cycle after now at which a queued read becomes eligible or a collected
+ * instruction passes its stages, in sub-core sc (TM_NEVER: none). */
+Cycle tm_stage_wake(const TmSm *sm, const TmSubcore *sc, Cycle now);
 
 /* The initiation interval of class cls's unit (at least 1). Inline, with tm_unit_start:
  * the dispatch path and the mechanisms that issue into the units both call them. */

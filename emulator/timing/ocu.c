@@ -3,7 +3,9 @@
  * random (the device's seeded generator) among the sub-core's free ones; the register
  * reads of its sources are queued at the banks (rf.c). Once every source has been read
  * and its unit accepts it, the instruction dispatches and the OCU is freed; OCUs that
- * are ready in the same cycle dispatch oldest first. A memory instruction dispatches
+ * are ready in the same cycle dispatch oldest first. The operand pipeline's stages
+ * (core.collect_stages, core.dispatch_stages, core.exec_stages, core.wb_stages) delay
+ * the reads, the dispatch, the unit's start and the result (docs/timing.md). A memory instruction dispatches
  * when the LD/ST unit has taken every access (one space per TmAccess; ldst_issue may
  * refuse, and the OCU then retries the next cycle; while the unit would certainly refuse
  * again and nothing else is collected, the attempt is skipped, which changes nothing),
@@ -59,23 +61,61 @@ static int mem_dispatch(TmSm *sm, TmSubcore *sc, TmOcu *o, Cycle now)
     return 1;
 }
 
-/* Dispatches OCU o if it can; returns 1 when it did (the OCU is free again). */
+int tm_ocu_staged(const TmSm *sm, const TmOcu *o, Cycle now)
+{
+    const EmuConfig *c = sm->cfg;
+    return o->issued + c->core_collect_stages < now &&
+           (!o->read_at || o->read_at + c->core_dispatch_stages <= now);
+}
+
+Cycle tm_stage_wake(const TmSm *sm, const TmSubcore *sc, Cycle now)
+{
+    const EmuConfig *c = sm->cfg;
+    Cycle next = TM_NEVER;
+    for (uint32_t i = 0; sc->reads_queued && i < c->rf_banks_per_subcore; i++) {
+        const TmBank *b = &sc->bank[i];
+        if (b->len && b->q[b->head].since + 1 > now && b->q[b->head].since + 1 < next)
+            next = b->q[b->head].since + 1;
+    }
+    for (uint32_t i = 0; sc->ocu_collected && i < sc->nocu; i++) {
+        const TmOcu *o = &sc->ocu[i];
+        if (!o->busy || o->reads_left)
+            continue;
+        Cycle t = o->issued + c->core_collect_stages + 1;
+        if (o->read_at && o->read_at + c->core_dispatch_stages > t)
+            t = o->read_at + c->core_dispatch_stages;
+        if (t > now && t < next)
+            next = t;
+    }
+    return next;
+}
+
+/* Whether busy OCU o has every operand and may try to dispatch now. */
+static int collected(const TmSm *sm, const TmOcu *o, Cycle now)
+{
+    return !o->reads_left && o->issued < now && (!sm->stages || tm_ocu_staged(sm, o, now));
+}
+
+/* Dispatches OCU o if it can; returns 1 when it did (the OCU is free again). A unit
+ * starts core.exec_stages cycles after the dispatch, and its result is written
+ * core.wb_stages cycles after its latency (not for memory instructions). */
 static int dispatch_one(TmSm *sm, TmSubcore *sc, TmOcu *o, Cycle now)
 {
-    if (o->reads_left || o->issued >= now)
+    if (!collected(sm, o, now))
         return 0;
     if (o->wb < 0) {
-        if (!tm_unit_ready(sc, o->cls, now))
+        Cycle start = now + (o->cls == TC_LDST ? 0 : sm->cfg->core_exec_stages);
+        if (!tm_unit_ready(sc, o->cls, start))
             return 0;
         o->wb = tm_wb_new(sm, sc, o);
         if (o->wb < 0)
             return 0;
         sm->stir = 1;
         sc->issue_wake = 0; /* the unit's initiation interval starts */
-        Cycle at = tm_unit_start(sm, sc, o->cls, o->ti->latency, now);
+        Cycle at = tm_unit_start(sm, sc, o->cls, o->ti->latency, start);
         TmWb *e = &sm->wb[o->wb];
         if (o->cls != TC_LDST || !sm->ldst)
-            e->at = at;
+            e->at = at + (o->cls == TC_LDST ? 0 : sm->cfg->core_wb_stages);
         else
             e->waiting = o->step.nacc;
     }
@@ -101,7 +141,7 @@ static int only_refused(const TmSm *sm, const TmSubcore *sc, Cycle now)
     if (sc->ocu_collected != 1 || !sc->mem_blocked)
         return 0;
     const TmOcu *o = &sc->ocu[sc->mem_ocu];
-    return o->busy && !o->reads_left && o->issued < now && o->wb >= 0 &&
+    return o->busy && collected(sm, o, now) && o->wb >= 0 &&
            o->acc_next < o->step.nacc && ldst_refuses(sm->ldst, &o->step.acc[o->acc_next], now);
 }
 
@@ -116,7 +156,7 @@ int tm_ocu_dispatch(TmSm *sm, TmSubcore *sc, Cycle now)
     TmOcu *ready[256];
     for (uint32_t i = 0; i < n; i++) {
         TmOcu *o = &sc->ocu[i];
-        if (!o->busy || o->reads_left || o->issued >= now)
+        if (!o->busy || !collected(sm, o, now))
             continue;
         uint32_t j = k++;
         for (; j > 0 && ready[j - 1]->seq > o->seq; j--)

@@ -8,7 +8,8 @@
  * instruction queues one request per source register. Every cycle the arbiter grants
  * the oldest request of each bank the write-back left free. A request queued at cycle t
  * is first eligible at t + 1; one granted later than that waited behind another access
- * of its bank and counts as a bank conflict. An OCU can take one operand per bank per
+ * of its bank and counts as a bank conflict. With core.collect_stages = c the request is
+ * first eligible at t + 1 + c (the instruction's stages before its collector). An OCU can take one operand per bank per
  * cycle, which a bank granting one read per cycle already guarantees. The baseline
  * collector queues every source (tm_fill_banks); a collector mechanism with a register
  * cache queues only the registers it misses (tm_rf_queue).
@@ -49,7 +50,7 @@ static TmBank *bank_of(const TmSm *sm, const TmSubcore *sc, unsigned r)
 void tm_rf_queue(TmSm *sm, TmSubcore *sc, uint16_t ocu, unsigned r, Cycle now)
 {
     TmBank *b = bank_of(sm, sc, r);
-    b->q[(b->head + b->len++) % b->cap] = (TmRead){ocu, now};
+    b->q[(b->head + b->len++) % b->cap] = (TmRead){ocu, now + sm->cfg->core_collect_stages};
     sc->reads_queued++;
 }
 
@@ -74,7 +75,9 @@ int tm_rf_arbitrate(TmSm *sm, TmSubcore *sc, Cycle now)
         TmRead *r = &b->q[b->head];
         if (r->since >= now) /* queued this cycle: eligible next cycle */
             continue;
-        sc->ocu_collected += --sc->ocu[r->ocu].reads_left == 0;
+        TmOcu *o = &sc->ocu[r->ocu];
+        o->read_at = now;
+        sc->ocu_collected += --o->reads_left == 0;
         sc->reads_queued--;
         sm->ctr->rf_bank_reads++;
         sm->ctr->rf_arbiter_grants++;

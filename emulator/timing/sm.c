@@ -80,6 +80,8 @@ TmSm *tm_sm_new(TmGpu *g, uint32_t id, char *err, size_t n)
         return NULL;
     }
     sm->id = id, sm->gpu = g, sm->cfg = cfg, sm->ctr = &g->unit[id], sm->rng = &sm->own_rng;
+    sm->stages = cfg->core_collect_stages || cfg->core_dispatch_stages;
+    sm->first_start = 1 + cfg->core_collect_stages + cfg->core_exec_stages;
     /* the SM's own execution context: the launch's, with its global writes logged until
      * the end of the cycle and the budget kept by the device loop (gpu.c) */
     sm->x = *g->x;
@@ -486,7 +488,8 @@ static void issue(TmSm *sm, TmSubcore *sc, uint16_t slot, const TmInsn *ti, int 
     if (ocu >= 0) {
         TmOcu *o = &sc->ocu[ocu];
         o->busy = 1, o->slot = slot, o->cls = ti->cls, o->reads_left = ti->nsrc;
-        o->issued = now, o->seq = sm->seq++, o->ti = ti, o->acc_next = 0, o->wb = -1;
+        o->issued = now, o->read_at = 0, o->seq = sm->seq++, o->ti = ti, o->acc_next = 0;
+        o->wb = -1;
         sc->ocu_busy++;
         sm->coll->fill(sm, sc, (uint32_t)ocu, slot, ti, now);
         tm_sb_set(w, ti);
@@ -532,8 +535,12 @@ static unsigned warp_ready(const TmSm *sm, const TmSubcore *sc, const TmWarp *w,
     unsigned cls = (*ti)->cls;
     if (cls == TC_CTRL)
         return TS_ISSUED;
-    if (sc->unit_next[cls] > now + 1)
-        return cls == TC_LDST ? TS_MEM : TS_UNIT;
+    if (cls == TC_LDST && sc->unit_next[cls] > now + 1)
+        return TS_MEM;
+    /* the unit must take it by the time it could start (core.issue_waits_unit) */
+    if (cls != TC_LDST && sm->cfg->core_issue_waits_unit &&
+        sc->unit_next[cls] > now + sm->first_start)
+        return TS_UNIT;
     if (cls == TC_LDST && sc->mem_blocked)
         return TS_MEM;
     return TS_ISSUED;
@@ -593,9 +600,11 @@ static Cycle issue_next(const TmSm *sm, const TmSubcore *sc, Cycle now)
         if (w->fw && w->ready_at > now && w->ready_at < next)
             next = w->ready_at;
     }
-    for (unsigned c = 0; c < TC_COUNT; c++)
-        if (sc->unit_next[c] > now + 1 && sc->unit_next[c] - 1 < next)
-            next = sc->unit_next[c] - 1;
+    for (unsigned c = 0; c < TC_COUNT; c++) {
+        Cycle lead = c == TC_LDST ? 1 : sm->first_start; /* warp_ready's test */
+        if (sc->unit_next[c] > now + lead && sc->unit_next[c] - lead < next)
+            next = sc->unit_next[c] - lead;
+    }
     return next;
 }
 
@@ -704,9 +713,16 @@ static Cycle core_next(const TmSm *sm, Cycle now)
 static Cycle sm_wake(const TmSm *sm, Cycle now)
 {
     Cycle next = core_next(sm, now);
-    for (uint32_t i = 0; i < sm->nsc; i++) /* a collected operand dispatches then */
-        for (unsigned c = 0; c < TC_COUNT; c++)
-            next = later_min(next, sm->sc[i].unit_next[c], now);
+    Cycle exec = sm->cfg->core_exec_stages;
+    for (uint32_t i = 0; i < sm->nsc; i++) { /* a collected operand dispatches then */
+        const TmSubcore *sc = &sm->sc[i];
+        for (unsigned c = 0; c < TC_COUNT; c++) {
+            Cycle u = sc->unit_next[c];
+            next = later_min(next, c != TC_LDST && u > exec ? u - exec : u, now);
+        }
+        if (sm->stages) /* reads and dispatches that wait for the pipeline's stages */
+            next = later_min(next, tm_stage_wake(sm, sc, now), now);
+    }
     if (sm->ldst)
         next = later_min(next, ldst_wake(sm->ldst, now), now);
     if (sm->res->next)

@@ -7,9 +7,11 @@
  * conflict-free operand reads: issued at t, operands read and dispatched at t + 1, result
  * written back at t + latency, when a dependent instruction may issue. So the unit
  * itself holds the instruction latency - 1 cycles after dispatch (at least 1); operand
- * waits (bank conflicts, a busy unit) add to it. Issue does not take an instruction
- * whose unit cannot accept it by the next cycle (the "unit busy" stall), so collectors
- * do not fill up behind a slow unit.
+ * waits (bank conflicts, a busy unit) add to it, and so do the operand pipeline's
+ * stages (core.*_stages). With core.issue_waits_unit (the default) issue does not take an
+ * instruction whose unit cannot accept it by the time it could start (the "unit busy"
+ * stall), so collectors do not fill up behind a slow unit; without it, collectors wait
+ * for their units, as in Accel-Sim's sub-core model.
  */
 #include "timing/core.h"
 
