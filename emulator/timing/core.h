@@ -137,6 +137,8 @@ typedef struct TmSubcore {
     uint32_t nocu;       /* rf.collectors_per_subcore, or one per warp slot (private) */
     uint8_t last_pick;   /* TmPickStall of the last scan (repeated like last_stall) */
     Cycle unit_next[TC_COUNT]; /* first cycle each unit accepts a dispatch (II) */
+    Cycle issue_at[TC_COUNT];  /* first cycle issue takes an instruction for each unit:
+                                * unit_next - TmSm.unit_lead, at least 0 */
     uint8_t last_stall;  /* TmStall of the last cycle evaluated (idle skipping) */
     uint8_t stall_plain; /* repeating last_stall counts only *stall_ctr (sm.c) */
     uint64_t *stall_ctr; /* the counter of last_stall */
@@ -153,6 +155,7 @@ typedef struct TmSubcore {
 } TmSubcore;
 
 typedef struct TmSm TmSm;
+#define TM_LEAD_NEVER ((Cycle)1 << 62) /* a unit_lead no cycle reaches */
 typedef struct TmGpu TmGpu;
 
 /* Two-level schedulers' state of an issue slot (the twolevel.* counters). */
@@ -187,7 +190,11 @@ struct TmSm {
     Cycle slept;           /* cycles slept and not yet accounted (tm_sm_settle) */
     int stir;              /* this tick changed state without reporting work */
     int stages;            /* core.collect_stages or core.dispatch_stages is set */
-    Cycle first_start;     /* issue to the earliest unit start: 1 + collect + exec stages */
+    Cycle collect_stages, exec_stages, wb_stages; /* core.*_stages */
+    /* issue refuses an instruction of class c while its unit's next free cycle is after
+     * now + unit_lead[c]: 1 for memory; 1 + collect + exec stages for the others with
+     * core.issue_waits_unit, else never (TM_LEAD_NEVER) */
+    Cycle unit_lead[TC_COUNT];
     /* what the SM runs with on its own, so that SMs can tick on different host threads
      * (gpu.c): its execution context (the launch's, copied), the global stores and
      * atomics of this cycle (applied by the device loop), its random stream */
@@ -290,6 +297,8 @@ static inline Cycle tm_unit_start(TmSm *sm, TmSubcore *sc, unsigned cls, Cycle l
     if (count[cls])
         (*count[cls])++;
     sc->unit_next[cls] = now + tm_unit_ii(sm->cfg, cls);
+    sc->issue_at[cls] = sc->unit_next[cls] > sm->unit_lead[cls]
+                            ? sc->unit_next[cls] - sm->unit_lead[cls] : 0;
     return now + (lat > 2 ? lat - 1 : 1);
 }
 

@@ -90,10 +90,11 @@ Cycle tm_stage_wake(const TmSm *sm, const TmSubcore *sc, Cycle now)
     return next;
 }
 
-/* Whether busy OCU o has every operand and may try to dispatch now. */
-static int collected(const TmSm *sm, const TmOcu *o, Cycle now)
+/* Whether busy OCU o has every operand and may try to dispatch now (staged: the SM has
+ * stages before dispatch, TmSm.stages). */
+static inline int collected(const TmSm *sm, int staged, const TmOcu *o, Cycle now)
 {
-    return !o->reads_left && o->issued < now && (!sm->stages || tm_ocu_staged(sm, o, now));
+    return !o->reads_left && o->issued < now && (!staged || tm_ocu_staged(sm, o, now));
 }
 
 /* Dispatches OCU o if it can; returns 1 when it did (the OCU is free again). A unit
@@ -101,10 +102,10 @@ static int collected(const TmSm *sm, const TmOcu *o, Cycle now)
  * core.wb_stages cycles after its latency (not for memory instructions). */
 static int dispatch_one(TmSm *sm, TmSubcore *sc, TmOcu *o, Cycle now)
 {
-    if (!collected(sm, o, now))
+    if (!collected(sm, sm->stages, o, now))
         return 0;
     if (o->wb < 0) {
-        Cycle start = now + (o->cls == TC_LDST ? 0 : sm->cfg->core_exec_stages);
+        Cycle start = o->cls == TC_LDST ? now : now + sm->exec_stages;
         if (!tm_unit_ready(sc, o->cls, start))
             return 0;
         o->wb = tm_wb_new(sm, sc, o);
@@ -115,7 +116,7 @@ static int dispatch_one(TmSm *sm, TmSubcore *sc, TmOcu *o, Cycle now)
         Cycle at = tm_unit_start(sm, sc, o->cls, o->ti->latency, start);
         TmWb *e = &sm->wb[o->wb];
         if (o->cls != TC_LDST || !sm->ldst)
-            e->at = at + (o->cls == TC_LDST ? 0 : sm->cfg->core_wb_stages);
+            e->at = o->cls == TC_LDST ? at : at + sm->wb_stages;
         else
             e->waiting = o->step.nacc;
     }
@@ -141,13 +142,13 @@ static int only_refused(const TmSm *sm, const TmSubcore *sc, Cycle now)
     if (sc->ocu_collected != 1 || !sc->mem_blocked)
         return 0;
     const TmOcu *o = &sc->ocu[sc->mem_ocu];
-    return o->busy && collected(sm, o, now) && o->wb >= 0 &&
+    return o->busy && collected(sm, sm->stages, o, now) && o->wb >= 0 &&
            o->acc_next < o->step.nacc && ldst_refuses(sm->ldst, &o->step.acc[o->acc_next], now);
 }
 
 int tm_ocu_dispatch(TmSm *sm, TmSubcore *sc, Cycle now)
 {
-    int work = 0;
+    int work = 0, staged = sm->stages;
     uint32_t n = sc->nocu, k = 0;
     if (!sc->ocu_collected || only_refused(sm, sc, now))
         return 0;
@@ -156,7 +157,7 @@ int tm_ocu_dispatch(TmSm *sm, TmSubcore *sc, Cycle now)
     TmOcu *ready[256];
     for (uint32_t i = 0; i < n; i++) {
         TmOcu *o = &sc->ocu[i];
-        if (!o->busy || !collected(sm, o, now))
+        if (!o->busy || !collected(sm, staged, o, now))
             continue;
         uint32_t j = k++;
         for (; j > 0 && ready[j - 1]->seq > o->seq; j--)

@@ -50,7 +50,7 @@ static TmBank *bank_of(const TmSm *sm, const TmSubcore *sc, unsigned r)
 void tm_rf_queue(TmSm *sm, TmSubcore *sc, uint16_t ocu, unsigned r, Cycle now)
 {
     TmBank *b = bank_of(sm, sc, r);
-    b->q[(b->head + b->len++) % b->cap] = (TmRead){ocu, now + sm->cfg->core_collect_stages};
+    b->q[(b->head + b->len++) % b->cap] = (TmRead){ocu, now + sm->collect_stages};
     sc->reads_queued++;
 }
 

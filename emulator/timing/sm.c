@@ -81,7 +81,12 @@ TmSm *tm_sm_new(TmGpu *g, uint32_t id, char *err, size_t n)
     }
     sm->id = id, sm->gpu = g, sm->cfg = cfg, sm->ctr = &g->unit[id], sm->rng = &sm->own_rng;
     sm->stages = cfg->core_collect_stages || cfg->core_dispatch_stages;
-    sm->first_start = 1 + cfg->core_collect_stages + cfg->core_exec_stages;
+    sm->collect_stages = cfg->core_collect_stages, sm->exec_stages = cfg->core_exec_stages;
+    sm->wb_stages = cfg->core_wb_stages;
+    for (unsigned c = 0; c < TC_COUNT; c++)
+        sm->unit_lead[c] = c == TC_LDST                ? 1
+                           : cfg->core_issue_waits_unit ? 1 + sm->collect_stages + sm->exec_stages
+                                                        : TM_LEAD_NEVER;
     /* the SM's own execution context: the launch's, with its global writes logged until
      * the end of the cycle and the budget kept by the device loop (gpu.c) */
     sm->x = *g->x;
@@ -535,12 +540,8 @@ static unsigned warp_ready(const TmSm *sm, const TmSubcore *sc, const TmWarp *w,
     unsigned cls = (*ti)->cls;
     if (cls == TC_CTRL)
         return TS_ISSUED;
-    if (cls == TC_LDST && sc->unit_next[cls] > now + 1)
-        return TS_MEM;
-    /* the unit must take it by the time it could start (core.issue_waits_unit) */
-    if (cls != TC_LDST && sm->cfg->core_issue_waits_unit &&
-        sc->unit_next[cls] > now + sm->first_start)
-        return TS_UNIT;
+    if (sc->issue_at[cls] > now) /* the unit is busy when the instruction could start */
+        return cls == TC_LDST ? TS_MEM : TS_UNIT;
     if (cls == TC_LDST && sc->mem_blocked)
         return TS_MEM;
     return TS_ISSUED;
@@ -600,11 +601,9 @@ static Cycle issue_next(const TmSm *sm, const TmSubcore *sc, Cycle now)
         if (w->fw && w->ready_at > now && w->ready_at < next)
             next = w->ready_at;
     }
-    for (unsigned c = 0; c < TC_COUNT; c++) {
-        Cycle lead = c == TC_LDST ? 1 : sm->first_start; /* warp_ready's test */
-        if (sc->unit_next[c] > now + lead && sc->unit_next[c] - lead < next)
-            next = sc->unit_next[c] - lead;
-    }
+    for (unsigned c = 0; c < TC_COUNT; c++) /* warp_ready's test */
+        if (sc->issue_at[c] > now && sc->issue_at[c] < next)
+            next = sc->issue_at[c];
     return next;
 }
 
@@ -713,7 +712,7 @@ static Cycle core_next(const TmSm *sm, Cycle now)
 static Cycle sm_wake(const TmSm *sm, Cycle now)
 {
     Cycle next = core_next(sm, now);
-    Cycle exec = sm->cfg->core_exec_stages;
+    Cycle exec = sm->exec_stages;
     for (uint32_t i = 0; i < sm->nsc; i++) { /* a collected operand dispatches then */
         const TmSubcore *sc = &sm->sc[i];
         for (unsigned c = 0; c < TC_COUNT; c++) {
