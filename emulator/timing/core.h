@@ -155,7 +155,6 @@ typedef struct TmSubcore {
 } TmSubcore;
 
 typedef struct TmSm TmSm;
-#define TM_LEAD_NEVER ((Cycle)1 << 62) /* a unit_lead no cycle reaches */
 typedef struct TmGpu TmGpu;
 
 /* Two-level schedulers' state of an issue slot (the twolevel.* counters). */
@@ -190,10 +189,11 @@ struct TmSm {
     Cycle slept;           /* cycles slept and not yet accounted (tm_sm_settle) */
     int stir;              /* this tick changed state without reporting work */
     int stages;            /* core.collect_stages or core.dispatch_stages is set */
-    Cycle collect_stages, exec_stages, wb_stages; /* core.*_stages */
+    Cycle collect_stages, dispatch_stages, exec_stages, wb_stages; /* core.*_stages */
     /* issue refuses an instruction of class c while its unit's next free cycle is after
      * now + unit_lead[c]: 1 for memory; 1 + collect + exec stages for the others with
      * core.issue_waits_unit, else never (TM_LEAD_NEVER) */
+#define TM_LEAD_NEVER ((Cycle)1 << 62)
     Cycle unit_lead[TC_COUNT];
     /* what the SM runs with on its own, so that SMs can tick on different host threads
      * (gpu.c): its execution context (the launch's, copied), the global stores and
@@ -262,9 +262,6 @@ Cycle tm_unit_latency(const EmuConfig *cfg, unsigned cls);
  * (min/max, multiply, multiply-add, divide, shuffle). */
 Cycle tm_insn_latency(const EmuConfig *cfg, const XInsn *in, unsigned cls);
 int tm_unit_ready(const TmSubcore *sc, unsigned cls, Cycle now);
-/* Whether collector o's instruction has passed the pipeline's stages by now: issued
- * before now + core.collect_stages, its last read core.dispatch_stages ago (ocu.c). */
-int tm_ocu_staged(const TmSm *sm, const TmOcu *o, Cycle now);
 /* The next cycle after now at which a queued read becomes eligible or a collected
  * instruction passes its stages, in sub-core sc (TM_NEVER: none). */
 Cycle tm_stage_wake(const TmSm *sm, const TmSubcore *sc, Cycle now);

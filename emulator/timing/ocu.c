@@ -5,11 +5,11 @@
  * and its unit accepts it, the instruction dispatches and the OCU is freed; OCUs that
  * are ready in the same cycle dispatch oldest first. The operand pipeline's stages
  * (core.collect_stages, core.dispatch_stages, core.exec_stages, core.wb_stages) delay
- * the reads, the dispatch, the unit's start and the result (docs/timing.md). A memory instruction dispatches
- * when the LD/ST unit has taken every access (one space per TmAccess; ldst_issue may
- * refuse, and the OCU then retries the next cycle; while the unit would certainly refuse
- * again and nothing else is collected, the attempt is skipped, which changes nothing),
- * or with core.mem_latency set, into
+ * the reads, the dispatch, the unit's start and the result (docs/timing.md). A memory
+ * instruction dispatches when the LD/ST unit has taken every access (one space per
+ * TmAccess; ldst_issue may refuse, and the OCU then retries the next cycle; while the
+ * unit would certainly refuse again and nothing else is collected, the attempt is
+ * skipped, which changes nothing), or with core.mem_latency set, into
  * an ideal memory that answers after that many cycles. A collector mechanism (slots.h)
  * decides how collectors are given (pick) and filled, and hears of each dispatch.
  */
@@ -61,29 +61,27 @@ static int mem_dispatch(TmSm *sm, TmSubcore *sc, TmOcu *o, Cycle now)
     return 1;
 }
 
-int tm_ocu_staged(const TmSm *sm, const TmOcu *o, Cycle now)
+/* The first cycle OCU o may dispatch by the pipeline's stages (once its reads are done):
+ * core.collect_stages after the cycle after issue, and core.dispatch_stages after its
+ * last read. */
+static Cycle staged_at(const TmSm *sm, const TmOcu *o)
 {
-    const EmuConfig *c = sm->cfg;
-    return o->issued + c->core_collect_stages < now &&
-           (!o->read_at || o->read_at + c->core_dispatch_stages <= now);
+    Cycle t = o->issued + sm->collect_stages + 1;
+    return o->read_at && o->read_at + sm->dispatch_stages > t ? o->read_at + sm->dispatch_stages
+                                                              : t;
 }
 
 Cycle tm_stage_wake(const TmSm *sm, const TmSubcore *sc, Cycle now)
 {
-    const EmuConfig *c = sm->cfg;
     Cycle next = TM_NEVER;
-    for (uint32_t i = 0; sc->reads_queued && i < c->rf_banks_per_subcore; i++) {
+    for (uint32_t i = 0; sc->reads_queued && i < sm->cfg->rf_banks_per_subcore; i++) {
         const TmBank *b = &sc->bank[i];
         if (b->len && b->q[b->head].since + 1 > now && b->q[b->head].since + 1 < next)
             next = b->q[b->head].since + 1;
     }
     for (uint32_t i = 0; sc->ocu_collected && i < sc->nocu; i++) {
         const TmOcu *o = &sc->ocu[i];
-        if (!o->busy || o->reads_left)
-            continue;
-        Cycle t = o->issued + c->core_collect_stages + 1;
-        if (o->read_at && o->read_at + c->core_dispatch_stages > t)
-            t = o->read_at + c->core_dispatch_stages;
+        Cycle t = o->busy && !o->reads_left ? staged_at(sm, o) : TM_NEVER;
         if (t > now && t < next)
             next = t;
     }
@@ -94,7 +92,7 @@ Cycle tm_stage_wake(const TmSm *sm, const TmSubcore *sc, Cycle now)
  * stages before dispatch, TmSm.stages). */
 static inline int collected(const TmSm *sm, int staged, const TmOcu *o, Cycle now)
 {
-    return !o->reads_left && o->issued < now && (!staged || tm_ocu_staged(sm, o, now));
+    return !o->reads_left && o->issued < now && (!staged || staged_at(sm, o) <= now);
 }
 
 /* Dispatches OCU o if it can; returns 1 when it did (the OCU is free again). A unit

@@ -9,8 +9,9 @@
  * the oldest request of each bank the write-back left free. A request queued at cycle t
  * is first eligible at t + 1; one granted later than that waited behind another access
  * of its bank and counts as a bank conflict. With core.collect_stages = c the request is
- * first eligible at t + 1 + c (the instruction's stages before its collector). An OCU can take one operand per bank per
- * cycle, which a bank granting one read per cycle already guarantees. The baseline
+ * first eligible at t + 1 + c (the instruction's stages before its collector). An OCU can
+ * take one operand per bank per cycle, which a bank granting one read per cycle already
+ * guarantees. The baseline
  * collector queues every source (tm_fill_banks); a collector mechanism with a register
  * cache queues only the registers it misses (tm_rf_queue).
  * Every grant is one arbiter grant, one crossbar transfer and one write into collector

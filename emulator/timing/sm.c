@@ -82,7 +82,7 @@ TmSm *tm_sm_new(TmGpu *g, uint32_t id, char *err, size_t n)
     sm->id = id, sm->gpu = g, sm->cfg = cfg, sm->ctr = &g->unit[id], sm->rng = &sm->own_rng;
     sm->stages = cfg->core_collect_stages || cfg->core_dispatch_stages;
     sm->collect_stages = cfg->core_collect_stages, sm->exec_stages = cfg->core_exec_stages;
-    sm->wb_stages = cfg->core_wb_stages;
+    sm->dispatch_stages = cfg->core_dispatch_stages, sm->wb_stages = cfg->core_wb_stages;
     for (unsigned c = 0; c < TC_COUNT; c++)
         sm->unit_lead[c] = c == TC_LDST                ? 1
                            : cfg->core_issue_waits_unit ? 1 + sm->collect_stages + sm->exec_stages
