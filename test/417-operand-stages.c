@@ -4,7 +4,8 @@
  * model Memento ran on*). With Accel-Sim's values (1, 1, 1, 3) an instruction issued at
  * T has its reads granted at T+2, dispatches at T+3, starts its unit at T+4, and a
  * dependent instruction issues at T + latency + 6; an instruction with no register to
- * read dispatches at T+2, a cycle sooner. Skipping idle cycles stays exact.
+ * read dispatches at T+2, a cycle sooner. A collector with one port
+ * (rf.collector_port = one) takes one read a cycle. Skipping idle cycles stays exact.
  */
 #include "400-timing-util.h"
 
@@ -60,6 +61,21 @@ Test(stages, no_register_to_read_saves_a_cycle)
     cr_expect_eq(tm_clock_span(TM_BASE FOUR, mov), tm_clock_span(TM_BASE FOUR, add));
 }
 
+Test(stages, a_one_port_collector_takes_a_read_a_cycle)
+{
+    /* r3 and r4 sit in different banks: read in the same cycle through one port per
+     * bank, in two through a single port (rf.collector_port = one), so the dependent
+     * add issues a cycle later; r3 and r5 share a bank and are read one at a time either
+     * way. */
+    const char *two = "  add.u32 r2, r3, r4\n  add.u32 r5, r2, 1\n";
+    const char *same = "  add.u32 r2, r3, r5\n  add.u32 r6, r2, 1\n";
+    cr_expect_eq(tm_clock_span(TM_BASE FOUR, two), 4 + 2);
+    cr_expect_eq(tm_clock_span(TM_BASE FOUR "rf.collector_port=one", two), 4 + 3);
+    cr_expect_eq(tm_clock_span(TM_BASE FOUR, same), 4 + 3);
+    cr_expect_eq(tm_clock_span(TM_BASE FOUR "rf.collector_port=one", same), 4 + 3);
+    cr_expect_eq(tm_clock_span(TM_BASE FOUR ACCEL "rf.collector_port=one", two), 12 + 1);
+}
+
 static const char *loop =
     ".kernel k\n.param 8\n"
     "  ld.param.u64 r40, [0]\n  mov.u32 r3, 3\n  mov.u32 r4, 4\n  mov.u32 r7, 7\n"
@@ -79,8 +95,10 @@ Test(stages, skipping_idle_cycles_stays_exact)
     const char *ctrs[] = {"core.issued", "stall.collector", "stall.scoreboard",
                           "rf.bank_conflicts", "rf.bank_reads", "unit.fp"};
     TmRun a, b;
-    run_loop(TM_BASE ACCEL "unit.fp.ii=2;core.issue_waits_unit=false;emu.skip_idle=true", &a);
-    run_loop(TM_BASE ACCEL "unit.fp.ii=2;core.issue_waits_unit=false;emu.skip_idle=false", &b);
+    run_loop(TM_BASE ACCEL "unit.fp.ii=2;core.issue_waits_unit=false;rf.collector_port=one;"
+                           "emu.skip_idle=true", &a);
+    run_loop(TM_BASE ACCEL "unit.fp.ii=2;core.issue_waits_unit=false;rf.collector_port=one;"
+                           "emu.skip_idle=false", &b);
     cr_expect_eq(a.st.cycles, b.st.cycles, "%llu vs %llu", (unsigned long long)a.st.cycles,
                  (unsigned long long)b.st.cycles);
     cr_expect_eq(a.st.warp_instructions, b.st.warp_instructions);

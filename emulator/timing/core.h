@@ -189,6 +189,7 @@ struct TmSm {
     Cycle slept;           /* cycles slept and not yet accounted (tm_sm_settle) */
     int stir;              /* this tick changed state without reporting work */
     int stages;            /* core.collect_stages or core.dispatch_stages is set */
+    int one_port;          /* rf.collector_port = one: a collector takes one read a cycle */
     Cycle collect_stages, dispatch_stages, exec_stages, wb_stages; /* core.*_stages */
     /* issue refuses an instruction of class c while its unit's next free cycle is after
      * now + unit_lead[c]: 1 for memory; 1 + collect + exec stages for the others with

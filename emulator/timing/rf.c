@@ -11,7 +11,9 @@
  * of its bank and counts as a bank conflict. With core.collect_stages = c the request is
  * first eligible at t + 1 + c (the instruction's stages before its collector). An OCU can
  * take one operand per bank per cycle, which a bank granting one read per cycle already
- * guarantees. The baseline
+ * guarantees; with rf.collector_port = one it has a single port and takes one operand a
+ * cycle: a bank whose head is for a collector another bank served this cycle grants
+ * nothing (the banks take turns at being first, by cycle). The baseline
  * collector queues every source (tm_fill_banks); a collector mechanism with a register
  * cache queues only the registers it misses (tm_rf_queue).
  * Every grant is one arbiter grant, one crossbar transfer and one write into collector
@@ -69,14 +71,17 @@ int tm_rf_arbitrate(TmSm *sm, TmSubcore *sc, Cycle now)
     int work = 0;
     if (!sc->reads_queued)
         return 0;
-    for (uint32_t i = 0; i < sm->cfg->rf_banks_per_subcore; i++) {
-        TmBank *b = &sc->bank[i];
+    uint32_t nb = sm->cfg->rf_banks_per_subcore, first = sm->one_port ? now % nb : 0;
+    for (uint32_t k = 0; k < nb; k++) {
+        TmBank *b = &sc->bank[first + k < nb ? first + k : first + k - nb];
         if (!b->len || b->written == now)
             continue;
         TmRead *r = &b->q[b->head];
         if (r->since >= now) /* queued this cycle: eligible next cycle */
             continue;
         TmOcu *o = &sc->ocu[r->ocu];
+        if (sm->one_port && o->read_at == now)
+            continue; /* its port took another bank's read this cycle */
         o->read_at = now;
         sc->ocu_collected += --o->reads_left == 0;
         sc->reads_queued--;

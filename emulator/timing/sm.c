@@ -81,6 +81,7 @@ TmSm *tm_sm_new(TmGpu *g, uint32_t id, char *err, size_t n)
     }
     sm->id = id, sm->gpu = g, sm->cfg = cfg, sm->ctr = &g->unit[id], sm->rng = &sm->own_rng;
     sm->stages = cfg->core_collect_stages || cfg->core_dispatch_stages;
+    sm->one_port = strcmp(cfg->rf_collector_port, "one") == 0;
     sm->collect_stages = cfg->core_collect_stages, sm->exec_stages = cfg->core_exec_stages;
     sm->dispatch_stages = cfg->core_dispatch_stages, sm->wb_stages = cfg->core_wb_stages;
     for (unsigned c = 0; c < TC_COUNT; c++)
