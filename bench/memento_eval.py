@@ -21,8 +21,9 @@ Profiled bits: the static binary runs once in functional mode with XGPU_REUSE_PR
 then the sample is recompiled with `xgpu-cc --reuse-profile`.
 
 --sweeps adds, under memento with static bits: collectors (CCUs) per sub-core 2..8,
-cache-table entries 6/8/12, RTHLD 4..20 (recompiling), STHLD interval 5k..20k cycles and
-the S/L boundary 0.01..0.05.
+cache-table entries 6/8/12, a fixed STHLD 0..8, RTHLD 4..20 (recompiling), the STHLD
+interval 5k..20k cycles and the S/L boundary 0.01..0.05; and the baseline with 2, 4 and 8
+plain collectors per sub-core (the paper's motivation).
 
 The runs go through xgpu-sweep (docs/sweeps.md): each group of runs is a sweep file
 OUT/sweeps/NAME.toml run into OUT/sweeps/NAME, so an interrupted evaluation rerun skips
@@ -56,14 +57,16 @@ POLICIES = [
     ("bow", "rf.collector=bow"),
     ("rfc", "core.sched=rfc;core.sched_active=2"),
     ("swrfc", "core.sched=swrfc;core.sched_active=2"),
-    # xgpu's variants of Memento (docs/memento.md): the STHLD knee detector, and a CT
-    # write port that takes one register per cycle (half of a 64-bit result)
-    ("memento-knee", "rf.collector=ccu;core.sched=memento;memento.sthld_knee=true"),
+    # Memento variants (docs/memento.md): the paper's STHLD state machine without xgpu's
+    # knee detector, a fixed STHLD of 0 (never wait for an old owner), and a CT write
+    # port that takes one register per cycle (half of a 64-bit result)
+    ("memento-fsm", "rf.collector=ccu;core.sched=memento;memento.sthld_knee=false"),
+    ("memento-sthld0", "rf.collector=ccu;core.sched=memento;memento.sthld=0"),
     ("memento-regport", "rf.collector=ccu;core.sched=memento;rf.ct_write_port=register"),
 ]
 # Policies whose timing reads the reuse bits; the others run with static bits only (their
 # runs with profiled bits would repeat them exactly).
-USES_BITS = {"baseline", "memento", "memento-pr", "swrfc", "memento-knee",
+USES_BITS = {"baseline", "memento", "memento-pr", "swrfc", "memento-fsm", "memento-sthld0",
              "memento-regport"}
 
 # The paper's headline figures (docs/memento.md), against ours.
@@ -80,11 +83,16 @@ PAPER = {
     "issue slots lost with a ready warp pending (swrfc)": "43.8% of cycles",
 }
 
+MEMENTO = "rf.collector=ccu;core.sched=memento"
+# (title, key, values, what the key is set on top of): Memento's parameters, and the
+# baseline's collectors (the paper's motivation: 2 -> 8 OCUs gives +7.1%)
 SWEEPS = [
-    ("collectors per sub-core (CCUs)", "rf.collectors_per_subcore", [2, 4, 6, 8]),
-    ("cache-table entries", "rf.ct_entries", [6, 8, 12]),
-    ("STHLD interval (cycles)", "memento.interval", [5000, 10000, 15000, 20000]),
-    ("S/L boundary", "memento.sl_boundary", [0.01, 0.02, 0.03, 0.04, 0.05]),
+    ("collectors per sub-core (CCUs)", "rf.collectors_per_subcore", [2, 4, 6, 8], MEMENTO),
+    ("cache-table entries", "rf.ct_entries", [6, 8, 12], MEMENTO),
+    ("fixed STHLD", "memento.sthld", [0, 1, 2, 4, 8], MEMENTO),
+    ("STHLD interval (cycles)", "memento.interval", [5000, 10000, 20000], MEMENTO),
+    ("S/L boundary", "memento.sl_boundary", [0.01, 0.02, 0.05], MEMENTO),
+    ("baseline collectors per sub-core (OCUs)", "rf.collectors_per_subcore", [2, 4, 8], ""),
 ]
 RTHLDS = [4, 8, 12, 16, 20]
 
@@ -335,11 +343,10 @@ def plots(out, results, names, policies, bits):
 
 
 def sweeps(ev, names, base_results):
-    memento = "rf.collector=ccu;core.sched=memento"
     curves = {}
-    for title, key, values in SWEEPS:
-        jobs = [((n, v), os.path.join(ev.build, "samples", n), f"{memento};{key}={v}")
-                for n in names for v in values]
+    for title, key, values, on in SWEEPS:
+        jobs = [((n, v), os.path.join(ev.build, "samples", n), f"{on};{key}={v}" if on
+                 else f"{key}={v}") for n in names for v in values]
         slug = title.split(" (")[0].replace(" ", "_").replace("/", "")
         res = ev.runs(f"sweep-{slug}", jobs)
         curves[title] = (values, res)
@@ -349,7 +356,7 @@ def sweeps(ev, names, base_results):
             exes[(n, r)] = compile_sample(ev.build, n, os.path.join(ev.out, "bin",
                                                                     f"{n}-rthld{r}"),
                                           [f"--rthld={r}"])
-    jobs = [((n, r), exes[(n, r)], memento) for n in names for r in RTHLDS]
+    jobs = [((n, r), exes[(n, r)], MEMENTO) for n in names for r in RTHLDS]
     curves["RTHLD"] = (RTHLDS, ev.runs("sweep-RTHLD", jobs))
     summary = {}
     for title, (values, res) in curves.items():
@@ -363,7 +370,8 @@ def sweeps(ev, names, base_results):
         summary[title] = {"values": values, "ipc_vs_baseline": ipc,
                           "bank_reads_vs_baseline": reads}
         slug = title.split(" (")[0].replace(" ", "_").replace("/", "")
-        mpl.lines(os.path.join(ev.out, f"sweep-{slug}.svg"), f"memento: {title}", title,
+        mpl.lines(os.path.join(ev.out, f"sweep-{slug}.svg"),
+                  title if title.startswith("baseline") else f"memento: {title}", title,
                     "IPC / baseline (geomean)", values, ["IPC / baseline"], [ipc])
     return summary
 
