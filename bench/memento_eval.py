@@ -31,14 +31,17 @@ what is complete, and --backend slurm sends every group to a Slurm cluster as an
 job (--sweep-arg ARG passes ARG on to `xgpu-sweep run`, e.g. --sweep-arg=--partition=gpu).
 Compiling and profiling stay on this machine.
 
+With --docs the charts docs/memento.md shows are also copied into docs/ (memento-*.svg).
+
 usage: bench/memento_eval.py [BUILD_DIR] [--out DIR] [--config PRESET] [--no-profile]
-                             [--sweeps] [--jobs N] [--backend local|slurm]
+                             [--sweeps] [--docs] [--jobs N] [--backend local|slurm]
                              [--sweep-arg ARG]... [SAMPLE...]
 """
 import concurrent.futures
 import glob
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -95,6 +98,11 @@ SWEEPS = [
     ("baseline collectors per sub-core (OCUs)", "rf.collectors_per_subcore", [2, 4, 8], ""),
 ]
 RTHLDS = [4, 8, 12, 16, 20]
+# --docs: (chart in OUT, its copy in docs/)
+DOC_PLOTS = [("ipc-static.svg", "memento-ipc.svg"),
+             ("ct_hits-static.svg", "memento-hits.svg"),
+             ("sweep-baseline_collectors_per_sub-core.svg", "memento-ocus.svg"),
+             ("sweep-fixed_STHLD.svg", "memento-sthld.svg")]
 
 
 def run(exe, preset, overrides, mode="timing", profile=None):
@@ -380,6 +388,7 @@ def main():
     args = sys.argv[1:]
     build = args.pop(0) if args and not args[0].startswith("-") else "build"
     out, preset, profile, do_sweeps, jobs = None, "rtx2060-s", True, False, os.cpu_count()
+    docs = False
     sweep_args = []
     rest = []
     while args:
@@ -392,6 +401,8 @@ def main():
             profile = False
         elif a == "--sweeps":
             do_sweeps = True
+        elif a == "--docs":
+            docs = True
         elif a == "--jobs":
             jobs = int(args.pop(0))
         elif a == "--backend":
@@ -438,6 +449,10 @@ def main():
                             if a],
                "sweeps": summary, "rejected": ev.rejected},
               open(os.path.join(out, "results.json"), "w"), indent=1)
+    if docs:  # the charts docs/memento.md shows
+        for src, dst in DOC_PLOTS:
+            if os.path.exists(os.path.join(out, src)):
+                shutil.copyfile(os.path.join(out, src), os.path.join(ROOT, "docs", dst))
     print(open(os.path.join(out, "table.md")).read())
     print(f"written to {out}")
 

@@ -13,7 +13,8 @@
  * take one operand per bank per cycle, which a bank granting one read per cycle already
  * guarantees; with rf.collector_port = one it has a single port and takes one operand a
  * cycle: a bank whose head is for a collector another bank served this cycle grants
- * nothing (the banks take turns at being first, by cycle). The baseline
+ * nothing (the banks take turns at being first, by cycle), and the wait counts as a
+ * conflict like a bank's. The baseline
  * collector queues every source (tm_fill_banks); a collector mechanism with a register
  * cache queues only the registers it misses (tm_rf_queue).
  * Every grant is one arbiter grant, one crossbar transfer and one write into collector
