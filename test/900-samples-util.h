@@ -34,7 +34,7 @@ static const struct {
     {"ld_stencil", "256 128"}, {"ld_spmv", "4096 2"},  {"ld_conv", "256 128"},
     {"ld_state", "2048 8"},   {"ld_stream", "512 2048"}, {"xmem_tile", "32 4 2"},
     {"xmem_streams", "16384 1"}, {"xtreme", "3 65536 2"}, {"maxpool", "8 32 32"},
-    {"fir", "16384 32"},      {"aes", "4096"},
+    {"fir", "16384 32"},      {"aes", "4096"},         {"sgemm", "256 64 40"},
 };
 #define SUITE_SAMPLES (sizeof suite_samples / sizeof suite_samples[0])
 
