@@ -52,10 +52,11 @@ from functional import geomean, sample_names  # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
+MEMENTO = "rf.collector=ccu;core.sched=memento"
 # name -> XGPU_SET overrides on top of the preset (the preset is the baseline: 2 OCUs, GTO)
 POLICIES = [
     ("baseline", ""),
-    ("memento", "rf.collector=ccu;core.sched=memento"),
+    ("memento", MEMENTO),
     ("memento-pr", "rf.collector=ccu;core.sched=memento-pr"),
     ("bow", "rf.collector=bow"),
     ("rfc", "core.sched=rfc;core.sched_active=2"),
@@ -63,9 +64,9 @@ POLICIES = [
     # Memento variants (docs/memento.md): the paper's STHLD state machine without xgpu's
     # knee detector, a fixed STHLD of 0 (never wait for an old owner), and a CT write
     # port that takes one register per cycle (half of a 64-bit result)
-    ("memento-fsm", "rf.collector=ccu;core.sched=memento;memento.sthld_knee=false"),
-    ("memento-sthld0", "rf.collector=ccu;core.sched=memento;memento.sthld=0"),
-    ("memento-regport", "rf.collector=ccu;core.sched=memento;rf.ct_write_port=register"),
+    ("memento-fsm", f"{MEMENTO};memento.sthld_knee=false"),
+    ("memento-sthld0", f"{MEMENTO};memento.sthld=0"),
+    ("memento-regport", f"{MEMENTO};rf.ct_write_port=register"),
 ]
 # Policies whose timing reads the reuse bits; the others run with static bits only (their
 # runs with profiled bits would repeat them exactly).
@@ -86,7 +87,6 @@ PAPER = {
     "issue slots lost with a ready warp pending (swrfc)": "43.8% of cycles",
 }
 
-MEMENTO = "rf.collector=ccu;core.sched=memento"
 # (title, key, values, what the key is set on top of): Memento's parameters, and the
 # baseline's collectors (the paper's motivation: 2 -> 8 OCUs gives +7.1%)
 SWEEPS = [
