@@ -43,6 +43,7 @@ static void derive_props(const EmuConfig *c, EmuProps *p)
     p->warp_size = XGPU_WARP_SIZE;
     p->max_threads_per_block = c->gpu_max_threads_per_block;
     p->max_threads_per_sm = c->gpu_max_threads_per_sm;
+    p->max_blocks_per_sm = c->core_max_ctas_per_sm;
     p->max_block_dim[0] = p->max_block_dim[1] = c->gpu_max_threads_per_block;
     p->max_block_dim[2] = c->gpu_max_threads_per_block < 64 ? c->gpu_max_threads_per_block : 64;
     p->max_grid_dim[0] = 0x7fffffffu;

@@ -143,7 +143,7 @@ static uint64_t rt_blocks_per_sm(const EmuProps *p, const XKernel *k, uint64_t t
     if (threads > p->max_threads_per_block || regs > p->regs_per_block ||
         k->shared_bytes + shared > p->shared_per_block)
         return 0;
-    uint64_t n = rt_min(p->max_threads_per_sm / lanes, p->max_threads_per_sm / warp);
+    uint64_t n = rt_min(p->max_threads_per_sm / lanes, p->max_blocks_per_sm);
     if (regs)
         n = rt_min(n, p->regs_per_sm / regs);
     if (k->shared_bytes + shared)
@@ -181,4 +181,30 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const 
 {
     return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
         numBlocks, func, blockSize, dynamicSMemSize, cudaOccupancyDefault);
+}
+
+/* The most dynamic shared memory each of numBlocks blocks of blockSize threads may take
+ * with all of them resident on one SM at once: the SM's shared memory divided among them,
+ * less the kernel's static shared memory, within the per-block limit. 0 when the threads,
+ * blocks or registers alone do not let numBlocks blocks be resident. */
+cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, const void *func,
+                                                     int numBlocks, int blockSize)
+{
+    RT_ENTER(c);
+    EmuDevice *dev;
+    RtFatbin *fb;
+    RtFunc *fn;
+    if (!dynamicSmemSize || numBlocks <= 0 || blockSize <= 0)
+        return rt_error(c, cudaErrorInvalidValue);
+    cudaError_t e = rt_func(c, func, &dev, &fb, &fn);
+    if (e != cudaSuccess)
+        return rt_error(c, e);
+    const XKernel *k = rt_xkernel(c, fb, fn);
+    const EmuProps *p = emu_props(dev);
+    uint64_t share = p->shared_per_sm / (uint64_t)numBlocks, dyn = 0;
+    if (rt_blocks_per_sm(p, k, (uint64_t)blockSize, 0) >= (uint64_t)numBlocks &&
+        share > k->shared_bytes)
+        dyn = rt_min(share - k->shared_bytes, rt_max_dynamic_shared(p, k, fn));
+    *dynamicSmemSize = (size_t)dyn;
+    return cudaSuccess;
 }

@@ -47,10 +47,7 @@ static void rt_fill_configured(struct cudaDeviceProp *d, const EmuProps *p)
     d->major = (int)p->cc_major;
     d->minor = (int)p->cc_minor;
     d->multiProcessorCount = (int)p->sm_count;
-    /* The emulator bounds resident blocks only by threads, registers and shared memory:
-     * at most one block per warp slot. */
-    d->maxBlocksPerMultiProcessor = p->warp_size ? (int)(p->max_threads_per_sm / p->warp_size)
-                                                 : 0;
+    d->maxBlocksPerMultiProcessor = rt_clamp_int(p->max_blocks_per_sm);
 }
 
 void rt_fill_props(struct cudaDeviceProp *d, const EmuProps *p)

@@ -66,7 +66,7 @@ Test(device_api, properties_follow_the_configuration, .init = setup_overrides)
     cr_assert_eq(p.totalGlobalMem, 268435456u);
     cr_assert_eq(p.totalConstMem, 32768u);
     cr_assert_eq(p.maxThreadsPerMultiProcessor, 1536);
-    cr_assert_eq(p.maxBlocksPerMultiProcessor, 1536 / 32);
+    cr_assert_eq(p.maxBlocksPerMultiProcessor, 32); /* core.max_ctas_per_sm's default */
     /* defaults of the keys not overridden */
     cr_assert_eq(p.warpSize, 32);
     cr_assert_eq(p.maxThreadsPerBlock, 1024);
@@ -279,9 +279,10 @@ Test(device_api, occupancy, .init = setup)
 {
     int n = -1;
     const void *fat = (const void *)stub_fat, *thin = (const void *)stub_thin;
-    /* default device: 2048 threads, 65536 registers, 96 KiB shared per SM, 48 KiB per block */
+    /* default device: 2048 threads, 32 blocks, 65536 registers, 96 KiB shared per SM, 48 KiB
+     * per block */
     cr_assert_eq(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, thin, 32, 0), cudaSuccess);
-    cr_assert_eq(n, 64, "thread and block limits: %d", n);
+    cr_assert_eq(n, 32, "block limit (core.max_ctas_per_sm): %d", n);
     cr_assert_eq(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, thin, 256, 0), cudaSuccess);
     cr_assert_eq(n, 8);
     cr_assert_eq(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, fat, 128, 0), cudaSuccess);

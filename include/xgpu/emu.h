@@ -52,6 +52,7 @@ typedef struct EmuProps {
     uint32_t warp_size;
     uint32_t max_threads_per_block;
     uint32_t max_threads_per_sm;
+    uint32_t max_blocks_per_sm; /* resident CTAs per SM (core.max_ctas_per_sm) */
     uint32_t max_block_dim[3];
     uint32_t max_grid_dim[3];
     uint32_t regs_per_sm;

@@ -7,7 +7,9 @@
  * consecutive lanes of one warp, so its collectives are warp shuffles and votes with
  * width N and the tile's lane mask; tiles of a block larger than a warp are not
  * supported (as on CUDA, where they need the block to be split by warps). A coalesced
- * group's ranks are its lanes in order; its shuffle takes a rank. sync() is __syncthreads
+ * group's ranks are its lanes in order; its shuffle takes a rank. labeled_partition and
+ * binary_partition split a tile or coalesced group into coalesced groups by a label or a
+ * predicate (one ballot per bit of the label). sync() is __syncthreads
  * for a block, a warp barrier for a tile or coalesced group, and a grid-wide barrier for a
  * grid (docs/cuda-support.md says which launches may use it).
  *
@@ -17,6 +19,7 @@
  */
 #ifndef XGPU_CUDA_COOPERATIVE_GROUPS_H
 #define XGPU_CUDA_COOPERATIVE_GROUPS_H
+#define _COOPERATIVE_GROUPS_H_ /* CUDA's own guard: programs test it */
 
 #include "cuda_runtime.h"
 
@@ -168,6 +171,17 @@ public:
     {
         return ballot(pred) == (N == 32 ? ~0u : (1u << (N & 31)) - 1u);
     }
+    /* The ranks of the tile holding the same value, as a mask of ranks. */
+    template <class T> XGPU_CGM unsigned match_any(T v) const
+    {
+        return __match_any_sync(mask_, v) >> (__xgpu::lane() / N * N);
+    }
+    template <class T> XGPU_CGM unsigned match_all(T v, int &pred) const
+    {
+        return __match_all_sync(mask_, v, &pred) >> (__xgpu::lane() / N * N);
+    }
+    /* (xgpu's: the lanes of the warp the tile holds) */
+    XGPU_CGM unsigned lane_mask() const { return mask_; }
 };
 
 /* Static tiles of a block or of a larger tile. */
@@ -225,19 +239,58 @@ public:
     {
         return shfl(v, (unsigned)rank_ >= d ? (unsigned)rank_ - d : (unsigned)rank_);
     }
-    XGPU_CGM unsigned ballot(int pred) const
+    XGPU_CGM unsigned ballot(int pred) const { return compact(__ballot_sync(mask_, pred)); }
+    XGPU_CGM int any(int pred) const { return __any_sync(mask_, pred); }
+    XGPU_CGM int all(int pred) const { return __all_sync(mask_, pred); }
+    /* The ranks of the group holding the same value, as a mask of ranks. */
+    template <class T> XGPU_CGM unsigned match_any(T v) const
     {
-        unsigned b = __ballot_sync(mask_, pred), r = 0, k = 0; /* compacted to ranks */
+        return compact(__match_any_sync(mask_, v));
+    }
+    template <class T> XGPU_CGM unsigned match_all(T v, int &pred) const
+    {
+        return compact(__match_all_sync(mask_, v, &pred));
+    }
+    /* (xgpu's: the lanes of the warp the group holds) */
+    XGPU_CGM unsigned lane_mask() const { return mask_; }
+
+private:
+    /* A mask of lanes as a mask of the group's ranks. */
+    XGPU_CGM unsigned compact(unsigned lanes) const
+    {
+        unsigned r = 0, k = 0;
         for (unsigned m = mask_; m; m &= m - 1, k++)
-            if (b & (m & (0u - m)))
+            if (lanes & (m & (0u - m)))
                 r |= 1u << k;
         return r;
     }
-    XGPU_CGM int any(int pred) const { return __any_sync(mask_, pred); }
-    XGPU_CGM int all(int pred) const { return __all_sync(mask_, pred); }
 };
 
 XGPU_CG coalesced_group coalesced_threads() { return coalesced_group(__activemask()); }
+
+/* The threads of a warp-sized or smaller group split by a label (or a predicate): each
+ * thread gets the coalesced group of the threads of its group with the same label, ranks
+ * in lane order. */
+XGPU_CG coalesced_group labeled_partition(const coalesced_group &g, int label)
+{
+    return coalesced_group(__match_any_sync(g.lane_mask(), label));
+}
+template <unsigned N>
+XGPU_CG coalesced_group labeled_partition(const thread_block_tile<N> &g, int label)
+{
+    return coalesced_group(__match_any_sync(g.lane_mask(), label));
+}
+XGPU_CG coalesced_group binary_partition(const coalesced_group &g, bool pred)
+{
+    unsigned m = g.lane_mask(), yes = __ballot_sync(m, pred);
+    return coalesced_group(pred ? yes : m & ~yes);
+}
+template <unsigned N>
+XGPU_CG coalesced_group binary_partition(const thread_block_tile<N> &g, bool pred)
+{
+    unsigned m = g.lane_mask(), yes = __ballot_sync(m, pred);
+    return coalesced_group(pred ? yes : m & ~yes);
+}
 
 template <class Group> XGPU_CG void sync(const Group &g) { g.sync(); }
 template <class Group> XGPU_CG unsigned long long thread_rank(const Group &g)

@@ -14,6 +14,7 @@
  */
 #ifndef XGPU_CUDA_H
 #define XGPU_CUDA_H
+#define __cuda_cuda_h__ /* CUDA's own guard: programs test it */
 
 #include <stddef.h>
 #include <stdint.h>

@@ -30,6 +30,7 @@
  */
 #ifndef XGPU_CUDA_FP16_H
 #define XGPU_CUDA_FP16_H
+#define __CUDA_FP16_H__ /* CUDA's own guard: programs test it */
 
 #include "host_defines.h"
 #include "vector_types.h"

@@ -16,6 +16,7 @@
  */
 #ifndef XGPU_CUDA_RUNTIME_H
 #define XGPU_CUDA_RUNTIME_H
+#define __CUDA_RUNTIME_H__ /* CUDA's own guard: programs test it */
 
 #include <limits.h>
 #include <math.h>
@@ -194,6 +195,103 @@ static __inline__ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithF
 {
     return ::cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
         numBlocks, (const void *)func, blockSize, dynamicSMemSize, flags);
+}
+
+template <class T>
+static __inline__ cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize,
+                                                                       T *func, int numBlocks,
+                                                                       int blockSize)
+{
+    return ::cudaOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, (const void *)func,
+                                                       numBlocks, blockSize);
+}
+
+/* The occupancy calculator's block-size search, as CUDA's cuda_runtime.h defines it: the
+ * block size giving the most resident threads per SM, trying every size from the largest
+ * the kernel and the device allow (and blockSizeLimit, when not 0) down to one warp, in
+ * steps of a warp; the larger size wins a tie. The dynamic shared memory for a block size
+ * comes from the functor. minGridSize is the grid that fills every SM at that occupancy. */
+template <class UnaryFunction, class T>
+static __inline__ cudaError_t cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags(
+    int *minGridSize, int *blockSize, T func, UnaryFunction blockSizeToDynamicSMemSize,
+    int blockSizeLimit = 0, unsigned int flags = cudaOccupancyDefault)
+{
+    if (!minGridSize || !blockSize || !func || blockSizeLimit < 0)
+        return cudaErrorInvalidValue;
+    int dev, maxBlock, warp, smThreads, sms;
+    struct cudaFuncAttributes attr;
+    cudaError_t e = ::cudaGetDevice(&dev);
+    if (e == cudaSuccess)
+        e = ::cudaDeviceGetAttribute(&maxBlock, cudaDevAttrMaxThreadsPerBlock, dev);
+    if (e == cudaSuccess)
+        e = ::cudaDeviceGetAttribute(&warp, cudaDevAttrWarpSize, dev);
+    if (e == cudaSuccess)
+        e = ::cudaDeviceGetAttribute(&smThreads, cudaDevAttrMaxThreadsPerMultiProcessor, dev);
+    if (e == cudaSuccess)
+        e = ::cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (e == cudaSuccess)
+        e = ::cudaFuncGetAttributes(&attr, (const void *)func);
+    if (e != cudaSuccess)
+        return e;
+    if (attr.maxThreadsPerBlock < maxBlock)
+        maxBlock = attr.maxThreadsPerBlock;
+    if (blockSizeLimit > 0 && blockSizeLimit < maxBlock)
+        maxBlock = blockSizeLimit;
+    int bestBlock = 0, bestBlocks = 0, bestThreads = 0;
+    for (int aligned = (maxBlock + warp - 1) / warp * warp; aligned > 0; aligned -= warp) {
+        int size = aligned < maxBlock ? aligned : maxBlock, blocks = 0;
+        e = ::cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+            &blocks, (const void *)func, size, (size_t)blockSizeToDynamicSMemSize(size), flags);
+        if (e != cudaSuccess)
+            return e;
+        if (blocks * size > bestThreads) {
+            bestBlock = size;
+            bestBlocks = blocks;
+            bestThreads = blocks * size;
+        }
+        if (bestThreads == smThreads)
+            break;
+    }
+    *minGridSize = bestBlocks * sms;
+    *blockSize = bestBlock;
+    return cudaSuccess;
+}
+
+template <class UnaryFunction, class T>
+static __inline__ cudaError_t cudaOccupancyMaxPotentialBlockSizeVariableSMem(
+    int *minGridSize, int *blockSize, T func, UnaryFunction blockSizeToDynamicSMemSize,
+    int blockSizeLimit = 0)
+{
+    return cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags(
+        minGridSize, blockSize, func, blockSizeToDynamicSMemSize, blockSizeLimit,
+        cudaOccupancyDefault);
+}
+
+/* The same search with the same dynamic shared memory for every block size. */
+struct __xgpu_occupancy_smem {
+    size_t n;
+    __host__ size_t operator()(int) const { return n; }
+};
+
+template <class T>
+static __inline__ cudaError_t cudaOccupancyMaxPotentialBlockSizeWithFlags(
+    int *minGridSize, int *blockSize, T func, size_t dynamicSMemSize = 0, int blockSizeLimit = 0,
+    unsigned int flags = cudaOccupancyDefault)
+{
+    struct __xgpu_occupancy_smem smem = {dynamicSMemSize};
+    return cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags(minGridSize, blockSize, func,
+                                                                   smem, blockSizeLimit, flags);
+}
+
+template <class T>
+static __inline__ cudaError_t cudaOccupancyMaxPotentialBlockSize(int *minGridSize,
+                                                                 int *blockSize, T func,
+                                                                 size_t dynamicSMemSize = 0,
+                                                                 int blockSizeLimit = 0)
+{
+    return cudaOccupancyMaxPotentialBlockSizeWithFlags(minGridSize, blockSize, func,
+                                                       dynamicSMemSize, blockSizeLimit,
+                                                       cudaOccupancyDefault);
 }
 
 template <class T>

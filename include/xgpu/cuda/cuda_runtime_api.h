@@ -12,6 +12,7 @@
  */
 #ifndef XGPU_CUDA_RUNTIME_API_H
 #define XGPU_CUDA_RUNTIME_API_H
+#define __CUDA_RUNTIME_API_H__ /* CUDA's own guard: programs test it */
 
 /* The project's libraries hide every symbol but those declared in its public headers. */
 #pragma GCC visibility push(default)
@@ -151,6 +152,8 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlock
                                                                    int blockSize,
                                                                    size_t dynamicSMemSize,
                                                                    unsigned int flags);
+cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, const void *func,
+                                                     int numBlocks, int blockSize);
 cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blockDim,
                                         void **args, size_t sharedMem, cudaStream_t stream);
 

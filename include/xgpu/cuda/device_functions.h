@@ -20,6 +20,7 @@
  */
 #ifndef XGPU_CUDA_DEVICE_FUNCTIONS_H
 #define XGPU_CUDA_DEVICE_FUNCTIONS_H
+#define __DEVICE_FUNCTIONS_H__ /* CUDA's own guard: programs test it */
 
 #include "host_defines.h"
 
@@ -139,6 +140,42 @@ XGPU_DDEV unsigned __ballot(int pred) { return __ballot_sync(__activemask(), pre
 XGPU_DDEV int __any(int pred) { return __any_sync(__activemask(), pred); }
 XGPU_DDEV int __all(int pred) { return __all_sync(__activemask(), pred); }
 XGPU_DDEV unsigned __lanemask_lt(void) { return (1u << __nvvm_read_ptx_sreg_laneid()) - 1u; }
+
+/* __match_any_sync: the lanes of mask whose value equals this lane's, found bit by bit
+ * with one ballot per bit of the value; __match_all_sync: mask if every lane of mask holds
+ * the same value (*pred = 1), else 0. */
+template <class T> XGPU_DDEV unsigned __xgpu_match_any(unsigned mask, T value)
+{
+    unsigned long long bits = 0;
+    __builtin_memcpy(&bits, &value, sizeof value);
+    unsigned same = mask;
+    for (unsigned b = 0; b < 8 * sizeof value; b++) {
+        int set = (int)((bits >> b) & 1u);
+        unsigned vote = __ballot_sync(mask, set);
+        same &= set ? vote : ~vote;
+    }
+    return same;
+}
+#define XGPU_MATCH(T)                                                                      \
+    XGPU_DDEV unsigned __match_any_sync(unsigned mask, T value)                              \
+    {                                                                                      \
+        return __xgpu_match_any(mask, value);                                              \
+    }                                                                                      \
+    XGPU_DDEV unsigned __match_all_sync(unsigned mask, T value, int *pred)                   \
+    {                                                                                      \
+        int all = __xgpu_match_any(mask, value) == mask;                                   \
+        *pred = all;                                                                       \
+        return all ? mask : 0u;                                                            \
+    }
+XGPU_MATCH(int)
+XGPU_MATCH(unsigned)
+XGPU_MATCH(long)
+XGPU_MATCH(unsigned long)
+XGPU_MATCH(long long)
+XGPU_MATCH(unsigned long long)
+XGPU_MATCH(float)
+XGPU_MATCH(double)
+#undef XGPU_MATCH
 
 /* ---- bits ---------------------------------------------------------------------------- */
 

@@ -8,6 +8,7 @@
  */
 #ifndef XGPU_CUDA_DEVICE_LAUNCH_PARAMETERS_H
 #define XGPU_CUDA_DEVICE_LAUNCH_PARAMETERS_H
+#define __DEVICE_LAUNCH_PARAMETERS_H__ /* CUDA's own guard: programs test it */
 
 #include "vector_types.h"
 

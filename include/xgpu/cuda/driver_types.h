@@ -8,6 +8,7 @@
  */
 #ifndef XGPU_CUDA_DRIVER_TYPES_H
 #define XGPU_CUDA_DRIVER_TYPES_H
+#define __DRIVER_TYPES_H__ /* CUDA's own guard: programs test it */
 
 #include <stddef.h>
 #include "host_defines.h"

@@ -8,6 +8,7 @@
  */
 #ifndef XGPU_CUDA_HOST_DEFINES_H
 #define XGPU_CUDA_HOST_DEFINES_H
+#define __HOST_DEFINES_H__ /* CUDA's own guard: programs test it */
 
 #if defined(__CUDA__)
 #define __host__ __attribute__((host))

@@ -25,6 +25,7 @@
  */
 #ifndef XGPU_CUDA_MATH_FUNCTIONS_H
 #define XGPU_CUDA_MATH_FUNCTIONS_H
+#define __MATH_FUNCTIONS_H__ /* CUDA's own guard: programs test it */
 
 #include "host_defines.h"
 #include <math.h>

@@ -18,6 +18,7 @@
  */
 #ifndef XGPU_CUDA_MMA_H
 #define XGPU_CUDA_MMA_H
+#define __CUDA_MMA_H__ /* CUDA's own guard: programs test it */
 
 #include "host_defines.h"
 #include "cuda_fp16.h"

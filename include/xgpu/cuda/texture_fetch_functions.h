@@ -28,6 +28,7 @@
  */
 #ifndef XGPU_CUDA_TEXTURE_FETCH_FUNCTIONS_H
 #define XGPU_CUDA_TEXTURE_FETCH_FUNCTIONS_H
+#define __TEXTURE_FETCH_FUNCTIONS_H__ /* CUDA's own guard: programs test it */
 
 #include "texture_types.h"
 #include "vector_types.h"

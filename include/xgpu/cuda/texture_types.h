@@ -16,6 +16,7 @@
  */
 #ifndef XGPU_CUDA_TEXTURE_TYPES_H
 #define XGPU_CUDA_TEXTURE_TYPES_H
+#define __TEXTURE_TYPES_H__ /* CUDA's own guard: programs test it */
 
 /* The project's libraries hide every symbol but those declared in its public headers. */
 #pragma GCC visibility push(default)

@@ -4,6 +4,7 @@
  */
 #ifndef XGPU_CUDA_VECTOR_FUNCTIONS_H
 #define XGPU_CUDA_VECTOR_FUNCTIONS_H
+#define __VECTOR_FUNCTIONS_H__ /* CUDA's own guard: programs test it */
 
 #include "host_defines.h"
 #include "vector_types.h"

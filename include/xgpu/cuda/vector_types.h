@@ -11,6 +11,7 @@
  */
 #ifndef XGPU_CUDA_VECTOR_TYPES_H
 #define XGPU_CUDA_VECTOR_TYPES_H
+#define __VECTOR_TYPES_H__ /* CUDA's own guard: programs test it */
 
 #include "host_defines.h"
 
