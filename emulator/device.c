@@ -237,6 +237,7 @@ void emu_destroy(EmuDevice *d)
         emu_peer_disable(d, d->peers[0]);
     while (d->npeered_by)
         emu_peer_disable(d->peered_by[0], d);
+    emu_stats_stream_end(d, NULL, 0); /* its caller reports errors: end it first */
     if (d->cfg.emu_summary)
         emu_stats_print_summary(d, stderr);
     emu_series_free(d);

@@ -5,8 +5,9 @@
  * The system (its configuration, and so the number of devices) is made on the first call
  * that needs it, never from a constructor, so the environment (XGPU_CONFIG, XGPU_MODE,
  * XGPU_STATS, ...) is read when main already runs; each device is created on the first
- * call that needs it while it is current. Making the system installs an atexit handler
- * that writes every device's statistics (XGPU_STATS, rt_stats_path) and destroys the
+ * call that needs it while it is current, and streams its statistics from then on
+ * (XGPU_STATS, rt_stats_path: each launch written as it finishes). Making the system
+ * installs an atexit handler that completes every device's statistics and destroys the
  * devices; the last __cudaUnregisterFatBinary does the same, whichever comes first.
  * Modules belong to a device: each device loads a fat binary on its first use there, and
  * a reset forgets them. Kernels' printf output is written to stdout by rt_sync, at
@@ -138,6 +139,9 @@ static void rt_read_env(RtContext *c, RtDev *d)
 {
     free(d->stats_path);
     d->stats_path = rt_stats_path(getenv("XGPU_STATS"), d->index);
+    char err[256] = "";
+    if (d->stats_path && emu_stats_stream(d->emu, d->stats_path, err, sizeof err) != EMU_OK)
+        fprintf(stderr, "xgpu: cannot write statistics to %s: %s\n", d->stats_path, err);
     const char *reuse = getenv("XGPU_REUSE_PROFILE");
     if (d->index == 0 && reuse && *reuse && emu_reuse_profile_start(d->emu, reuse) != EMU_OK)
         fprintf(stderr, "xgpu: cannot start reuse profiling (out of memory)\n");
@@ -267,19 +271,13 @@ int rt_find_var(RtContext *c, const void *shadow, RtFatbin **fb, RtVar **var)
     return 0;
 }
 
+/* Completes device d's statistics file (XGPU_STATS): its launches are written as they
+ * finish (emu_stats_stream), the totals now. */
 static void rt_write_stats(RtDev *d)
 {
-    if (!d->stats_path || !d->emu)
-        return;
-    FILE *f = fopen(d->stats_path, "w");
-    if (!f) {
-        fprintf(stderr, "xgpu: cannot write statistics to %s: %s\n", d->stats_path,
-                strerror(errno));
-        return;
-    }
-    int bad = emu_write_stats_json(d->emu, f) != 0;
-    if (fclose(f) != 0 || bad)
-        fprintf(stderr, "xgpu: cannot write statistics to %s\n", d->stats_path);
+    char err[256] = "";
+    if (d->stats_path && d->emu && emu_stats_stream_end(d->emu, err, sizeof err) != EMU_OK)
+        fprintf(stderr, "xgpu: cannot write statistics to %s: %s\n", d->stats_path, err);
 }
 
 /* XGPU_REUSE_PROFILE (device 0): the near/far counts gathered so far. */

@@ -20,6 +20,14 @@
 #define MAX_U32 UINT32_MAX
 #define MAX_U64 UINT64_MAX
 
+/* The device window starts at XGPU_GLOBAL_BASE and the runtime takes every address of
+ * [XGPU_GLOBAL_BASE, XGPU_GLOBAL_BASE + device memory) for a device address, so no host
+ * pointer may lie there. x86-64 Linux maps a program's own image and heap from 2/3 of
+ * its 128 TiB user space up (0x555555554000, ELF_ET_DYN_BASE) and its stacks and shared
+ * libraries near the top: 64 TiB of device memory ends well below both. */
+#define CFG_GLOBAL_MAX (64ull << 40)
+#define CFG_GLOBAL_WHY "the device window must end below the host's own addresses"
+
 typedef struct CfgRange {
     const char *key;
     uint64_t min, max;
@@ -45,7 +53,7 @@ static const CfgRange cfg_ranges[] = {
     {"gpu.max_threads_per_sm",      1,   65536,       0, "2048 warp slots"},
     {"gpu.regs_per_sm",             1,   MAX_U32,     0, NULL},
     {"gpu.shared_per_block",        0,   XGPU_WINDOW_SIZE, 0, "the shared window"},
-    {"gpu.global_mem_bytes",        1,   MAX_U64,     0, NULL},
+    {"gpu.global_mem_bytes",        1,   CFG_GLOBAL_MAX, 0, CFG_GLOBAL_WHY},
     {"gpu.clock_khz",               1,   MAX_U32,     0, NULL},
     {"gpu.issue_width",             1,   MAX_U32,     0, NULL},
     {"emu.printf_fifo_bytes",       1,   MAX_U64,     0, NULL},
@@ -182,10 +190,11 @@ static int cfg_check_gpu(const EmuConfig *c, char *err, size_t n)
                  "most 4096", gpus, c->gpu_sm_count, (unsigned long long)gpus * c->gpu_sm_count);
         return -1;
     }
-    if (gpus > 1 && c->gpu_global_mem_bytes > (XGPU_PARAM_BASE - XGPU_GLOBAL_BASE) / gpus) {
+    if (gpus > 1 && c->gpu_global_mem_bytes > CFG_GLOBAL_MAX / gpus) {
         snprintf(err, n, "gpu.global_mem_bytes: %u GPUs of %llu bytes exceed the global "
-                 "address window (%llu bytes)", gpus, (unsigned long long)c->gpu_global_mem_bytes,
-                 (unsigned long long)(XGPU_PARAM_BASE - XGPU_GLOBAL_BASE));
+                 "address window (%llu bytes: %s); at most %llu bytes each", gpus,
+                 (unsigned long long)c->gpu_global_mem_bytes, CFG_GLOBAL_MAX, CFG_GLOBAL_WHY,
+                 CFG_GLOBAL_MAX / gpus);
         return -1;
     }
     if (c->numa_interleave < c->l1_line || c->numa_page < c->l1_line) {
@@ -342,7 +351,7 @@ static int cfg_check_names(const EmuConfig *c, char *err, size_t n)
     return 0;
 }
 
-/* Zorua's percentages (docs/zorua.md). */
+/* Zorua's percentages, and its swap space in the memory system (docs/zorua.md). */
 static int cfg_check_zorua(const EmuConfig *c, char *err, size_t n)
 {
     const struct { const char *key; double v, max; } pct[] = {
@@ -357,6 +366,12 @@ static int cfg_check_zorua(const EmuConfig *c, char *err, size_t n)
                      pct[i].max, i == 0 ? " (zorua.o_max)" : "", pct[i].v);
             return -1;
         }
+    if (strcmp(c->core_resource_mgr, "zorua") == 0 && c->core_mem_latency) {
+        snprintf(err, n, "core.mem_latency: core.resource_mgr = zorua swaps registers and "
+                 "shared memory through the memory system, which core.mem_latency = %u "
+                 "replaces (set it to 0)", c->core_mem_latency);
+        return -1;
+    }
     return 0;
 }
 

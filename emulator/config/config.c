@@ -291,6 +291,10 @@ static int set_pair(EmuConfig *c, const char *item, size_t len, char *err, size_
     }
     trim_copy(key, sizeof key, item, (size_t)(eq - item));
     trim_copy(value, sizeof value, eq + 1, len - (size_t)(eq - item) - 1);
+    if (!key[0]) {
+        snprintf(err, n, "empty key name before '=' (in '=%.60s')", value);
+        return -1;
+    }
     return emu_config_set(c, key, value, err, n);
 }
 
@@ -314,44 +318,76 @@ int emu_config_set_list(EmuConfig *c, const char *list, const char *what, char *
     return 0;
 }
 
-int emu_config_load_file(EmuConfig *c, const char *path, char *err, size_t n)
+/* Opens path for reading as a configuration file: a regular file or a pipe. A directory
+ * or a character device (/dev/zero would be read until memory runs out) is refused. */
+static FILE *config_open(const char *path, char *err, size_t n)
 {
-    struct stat sb;
-    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-        snprintf(err, n, "%s: is a directory, not a configuration file", path);
-        return -1;
-    }
     FILE *f = fopen(path, "r");
     if (!f) {
         snprintf(err, n, "%s: cannot open configuration file: %s", path, strerror(errno));
+        return NULL;
+    }
+    struct stat sb;
+    const char *why = NULL;
+    if (fstat(fileno(f), &sb) != 0) {
+        why = strerror(errno);
+    } else if (S_ISDIR(sb.st_mode)) {
+        snprintf(err, n, "%s: is a directory, not a configuration file", path);
+        fclose(f);
+        return NULL;
+    } else if (S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode))
+        why = "is a device, not a file";
+    if (why) {
+        snprintf(err, n, "cannot read configuration file %s: %s", path, why);
+        fclose(f);
+        return NULL;
+    }
+    return f;
+}
+
+/* Applies one line (ln: its number; without its newline) of configuration file path. */
+static int load_line(EmuConfig *c, char *line, size_t len, const char *path, unsigned ln,
+                     char *err, size_t n)
+{
+    char msg[256];
+    if (memchr(line, 0, len)) {
+        snprintf(err, n, "%s:%u: NUL byte in a configuration file", path, ln);
         return -1;
     }
-    char *line = NULL, msg[256];
+    if (ln == 1 && strncmp(line, "\xef\xbb\xbf", 3) == 0) /* a UTF-8 byte order mark */
+        line += 3;
+    char *hash = strchr(line, '#');
+    if (hash)
+        *hash = 0;
+    char probe[2];
+    trim_copy(probe, sizeof probe, line, strlen(line));
+    if (probe[0] && set_pair(c, line, strlen(line), msg, sizeof msg)) {
+        snprintf(err, n, "%s:%u: %s", path, ln, msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* A line getline cannot read (out of memory for a long one, a read error) is an error,
+ * never the end of the file: the keys after it would silently be dropped. */
+int emu_config_load_file(EmuConfig *c, const char *path, char *err, size_t n)
+{
+    FILE *f = config_open(path, err, n);
+    if (!f)
+        return -1;
+    char *line = NULL;
     size_t cap = 0;
     ssize_t len;
     int rc = 0;
+    unsigned ln = 1;
     errno = 0;
-    for (unsigned ln = 1; (len = getline(&line, &cap, f)) >= 0; ln++) {
-        if (memchr(line, 0, (size_t)len)) {
-            snprintf(err, n, "%s:%u: NUL byte in a configuration file", path, ln);
-            rc = -1;
-            break;
-        }
-        char *hash = strchr(line, '#');
-        if (hash)
-            *hash = 0;
-        char probe[2];
-        trim_copy(probe, sizeof probe, line, strlen(line));
-        if (!probe[0])
-            continue;
-        if (set_pair(c, line, strlen(line), msg, sizeof msg)) {
-            snprintf(err, n, "%s:%u: %s", path, ln, msg);
-            rc = -1;
-            break;
-        }
+    while (!rc && (len = getline(&line, &cap, f)) >= 0) {
+        rc = load_line(c, line, (size_t)len, path, ln++, err, n);
+        errno = 0;
     }
-    if (!rc && ferror(f)) {
-        snprintf(err, n, "%s: cannot read configuration file: %s", path, strerror(errno));
+    if (!rc && (ferror(f) || !feof(f))) {
+        snprintf(err, n, "cannot read configuration file %s: %s (line %u)", path,
+                 strerror(errno ? errno : EIO), ln);
         rc = -1;
     }
     free(line);

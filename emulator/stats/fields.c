@@ -12,6 +12,7 @@
 #include <json-c/json.h>
 #include <stddef.h>
 #include <string.h>
+#include "stats/jsonw.h"
 #include "stats/printer.h"
 #include "timing/timing.h"
 
@@ -277,4 +278,24 @@ struct json_object *emu_stats_timing_json(const EmuStatView *v)
     json_object_object_add(o, "energy.placeholder",
                            json_object_new_boolean(v->energy_placeholder));
     return o;
+}
+
+void emu_stats_timing_write(JsonW *w, const char *key, const EmuStatView *v)
+{
+    jw_object(w, key);
+    for (size_t i = 0; i < NFIELDS; i++)
+        jw_u64(w, emu_stat_fields[i].name,
+               v->ctr ? v->ctr[emu_stat_fields[i].offset / sizeof(uint64_t)] : 0);
+    size_t nd = emu_stat_nderived();
+    for (size_t i = 0; i < nd; i++) {
+        double x;
+        if (i == DERIVED_IPC)
+            continue; /* "ipc" is a field of the launch itself */
+        if (emu_stat_derived(i, v, &x))
+            jw_null(w, emu_stat_derived_name(i));
+        else
+            jw_real(w, emu_stat_derived_name(i), x);
+    }
+    jw_bool(w, "energy.placeholder", v->energy_placeholder);
+    jw_end(w);
 }

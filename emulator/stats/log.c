@@ -1,13 +1,17 @@
 /*
  * log.c - what the timing model leaves of each launch on the device: its counters
  * (TmCounters, by launch index) and its observer's report (TmReport), kept from
- * tm_record until emu_destroy (with stats.per_unit the report holds the units' counters); and the lookups of both (emu_launch_counters,
- * emu_launch_counter, emu_launch_report).
+ * tm_record until emu_destroy (with stats.per_unit the report holds the units'
+ * counters); and the lookups of both (emu_launch_counters, emu_launch_counter,
+ * emu_launch_report). The device's statistics stream (stream.c) hangs here too: with
+ * one, tm_record hands the launch's figures to it instead, and nothing is kept per
+ * launch.
  */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "stats/log.h"
+#include "stats/stream.h"
 #include "timing/memsys.h"
 
 void tm_report_free(TmReport *r)
@@ -24,11 +28,29 @@ typedef struct TmLog {
     TmCounters **ctr; /* per launch; NULL: functional */
     TmReport *rep;    /* per launch: the observer's figures */
     size_t n, cap;
+    EmuStatsStream *stream; /* XGPU_STATS (or NULL) */
 } TmLog;
+
+EmuStatsStream *emu_log_stream(const EmuDevice *d)
+{
+    return d && d->tm_log ? d->tm_log->stream : NULL;
+}
+
+int emu_log_set_stream(EmuDevice *d, EmuStatsStream *s)
+{
+    if (!d->tm_log && !(d->tm_log = calloc(1, sizeof *d->tm_log)))
+        return -1;
+    d->tm_log->stream = s;
+    return 0;
+}
 
 void tm_record(EmuDevice *d, size_t i, const TmCounters *ctr, TmReport *rep)
 {
     TmLog *log = d->tm_log;
+    if (log && log->stream) {
+        emu_stream_timing(d, log->stream, i, ctr, rep);
+        return;
+    }
     if (!log && !(log = d->tm_log = calloc(1, sizeof *log)))
         return;
     if (i >= log->cap) {
@@ -57,6 +79,8 @@ void tm_record(EmuDevice *d, size_t i, const TmCounters *ctr, TmReport *rep)
 const TmReport *emu_launch_report(const EmuDevice *d, size_t i)
 {
     const TmLog *log = d ? d->tm_log : NULL;
+    if (log && log->stream) /* written with its launch */
+        return NULL;
     const TmReport *r = log && i < log->n ? &log->rep[i] : NULL;
     return r && (r->n || r->unit || r->gpu) ? r : NULL;
 }
@@ -64,6 +88,10 @@ const TmReport *emu_launch_report(const EmuDevice *d, size_t i)
 const TmCounters *emu_launch_counters(const EmuDevice *d, size_t i)
 {
     const TmLog *log = d ? d->tm_log : NULL;
+    if (log && log->stream) {
+        const EmuStatsStream *s = log->stream;
+        return s->have && s->has_ctr && i == s->index ? &s->ctr : NULL;
+    }
     return log && i < log->n ? log->ctr[i] : NULL;
 }
 
@@ -74,6 +102,7 @@ void tm_device_free(EmuDevice *d)
     TmLog *log = d->tm_log;
     if (!log)
         return;
+    emu_stream_free(log->stream); /* emu_destroy has closed it */
     for (size_t i = 0; i < log->n; i++) {
         free(log->ctr[i]);
         tm_report_free(&log->rep[i]);

@@ -48,8 +48,11 @@ int emu_stat_ipc(const EmuStatView *v, double *out);
 /* Issue-stall causes: the counters whose names start with EMU_STAT_STALL_PREFIX. */
 #define EMU_STAT_STALL_PREFIX "stall."
 
-/* The JSON "timing" object: every counter by name, then every derived figure. */
+/* The JSON "timing" object: every counter by name, then every derived figure; as a
+ * json-c tree, or written as member `key` of the object w is writing (jsonw.h). */
 struct json_object *emu_stats_timing_json(const EmuStatView *v);
+struct JsonW;
+void emu_stats_timing_write(struct JsonW *w, const char *key, const EmuStatView *v);
 
 /* One row of the text summary. */
 typedef struct EmuSummaryRow {

@@ -4,7 +4,7 @@
  * State lives in d->series, created by the first emu_series_begin. The series keeps the
  * counters seen at the last record, so every interval holds increments only; the
  * pending intervals of the running launch move to that launch's slot when it is recorded
- * (emu_series_launch_done). The progress line is progress.c's.
+ * (emu_series_launch_done), or to the statistics stream (emu_series_take). The progress line is progress.c's.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +86,17 @@ void emu_series_launch_done(EmuDevice *d, size_t i)
     free(s->launch[i].v);
     s->launch[i] = s->pending;
     memset(&s->pending, 0, sizeof s->pending);
+}
+
+EmuInterval *emu_series_take(EmuDevice *d, size_t *n)
+{
+    EmuSeries *s = d->series;
+    *n = s ? s->pending.n : 0;
+    if (!*n)
+        return NULL;
+    EmuInterval *v = s->pending.v;
+    memset(&s->pending, 0, sizeof s->pending);
+    return v;
 }
 
 const EmuInterval *emu_launch_intervals(const EmuDevice *d, size_t i, size_t *n)

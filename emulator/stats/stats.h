@@ -47,6 +47,8 @@ void emu_progress_free(EmuDevice *d);
  * intervals of launch i. */
 void emu_series_launch_done(EmuDevice *d, size_t i);
 const EmuInterval *emu_launch_intervals(const EmuDevice *d, size_t i, size_t *n);
+/* The running launch's intervals, handed over (free them; NULL when none). */
+EmuInterval *emu_series_take(EmuDevice *d, size_t *n);
 /* Frees the series state (emu_destroy). */
 void emu_series_free(EmuDevice *d);
 

@@ -316,7 +316,20 @@ size_t emu_launch_count(const EmuDevice *d);
  * counters (functional mode); EMU_ERR_INVALID_VALUE for a bad d or i. */
 EmuStatus emu_launch_counter(const EmuDevice *d, size_t i, const char *name, uint64_t *value);
 const EmuLaunchStats *emu_launch_stats(const EmuDevice *d, size_t i);
+/* The whole log as one document; 0, or -1 when writing failed or a stream has the
+ * launches (emu_stats_stream). */
 int emu_write_stats_json(const EmuDevice *d, FILE *f);
+
+/* Statistics as the program runs (XGPU_STATS): the same document, written to path one
+ * launch record as each launch finishes and completed by emu_stats_stream_end (or
+ * emu_destroy); until then path keeps what it held (the document is written beside it,
+ * to path.PID.part, and renamed). With a stream the device keeps no log: memory does
+ * not grow with the launches, emu_launch_count still counts them all, and
+ * emu_launch_stats / emu_launch_counter answer for the latest launch only. Both return
+ * EMU_OK, or an error with its reason in err (errno's text: "Permission denied", ...);
+ * a failed write does not affect the launches. */
+EmuStatus emu_stats_stream(EmuDevice *d, const char *path, char *err, size_t errlen);
+EmuStatus emu_stats_stream_end(EmuDevice *d, char *err, size_t errlen);
 
 #pragma GCC visibility pop
 
