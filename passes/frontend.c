@@ -22,15 +22,26 @@
  * is only formed for templates at namespace scope outside std with external linkage;
  * templates sharing one prefix (overloads) are dropped, so a signature is never wrong.
  *
- * A translation unit with errors yields no entries (the device compile reports them).
+ * A translation unit with errors yields no entries (the device compile reports them). A
+ * parse that fails or crashes (libclang's crash recovery catches it) is a located error,
+ * so the driver fails instead of building a binary without signatures; so is an included
+ * file that is not a regular file (below), which libclang would read to its end.
  */
+#define _GNU_SOURCE /* getline, open_memstream, environ */
 #include "frontend.h"
 
 #include <clang-c/Index.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "xgpu/diag.h"
 
@@ -486,30 +497,257 @@ static CXPrintingPolicy make_policy(CXTranslationUnit tu, int qualified)
     return p;
 }
 
+/* A located error for the driver to print (into fe->errtext). */
+static void fe_error(Frontend *fe, const char *file, unsigned line, unsigned col,
+                     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static void fe_error(Frontend *fe, const char *file, unsigned line, unsigned col,
+                     const char *fmt, ...)
+{
+    if (!fe->diag.out && !(fe->diag.out = open_memstream(&fe->errtext, &fe->errlen))) {
+        fe->oom = 1;
+        return;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    xdiag_v(&fe->diag, XDIAG_ERROR, file, line, col, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- included files that are not regular files -----------------------------------------
+ *
+ * libclang treats the user's files as volatile and reads each to its end, so an included
+ * character device (`#include "/dev/zero"`) is read until memory runs out; clang itself
+ * reads such a file as empty. Before the parse, the device compile's preprocessor lists
+ * the files the source includes (-M, as clang itself reads them) and each must be a
+ * regular file; otherwise that is a located error at its #include line (found by name in
+ * the files included before it), and there is no parse. A source the preprocessor
+ * rejects is left to the device compile to report. */
+
+#define DEPS_MAX (64u << 20)   /* bytes of dependency list read */
+#define SCAN_MAX (16u << 20)   /* bytes of an includer searched for the #include line */
+
+/* Runs argv (stderr to /dev/null) and returns its stdout (at most DEPS_MAX bytes) in *out;
+ * the exit status, or -1 when it could not run. Signals the driver catches are reset to
+ * their defaults in the child, and none is blocked there. */
+int xgpu_frontend_capture(char *const *argv, char **out, size_t *len)
+{
+    int fd[2];
+    *out = NULL, *len = 0;
+    if (pipe(fd))
+        return -1;
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t at;
+    sigset_t def, none;
+    sigemptyset(&none), sigemptyset(&def);
+    static const int caught[] = {SIGTERM, SIGINT, SIGHUP, SIGPIPE};
+    for (size_t i = 0; i < sizeof caught / sizeof *caught; i++) {
+        struct sigaction was; /* handled ones to the default, ignored ones stay ignored */
+        if (sigaction(caught[i], NULL, &was) == 0 && was.sa_handler != SIG_IGN)
+            sigaddset(&def, caught[i]);
+    }
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
+    posix_spawn_file_actions_addclose(&fa, fd[0]);
+    posix_spawn_file_actions_addclose(&fa, fd[1]);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    posix_spawnattr_init(&at);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+    posix_spawnattr_setsigdefault(&at, &def);
+    posix_spawnattr_setsigmask(&at, &none);
+    pid_t pid;
+    int rc = posix_spawnp(&pid, argv[0], &fa, &at, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&at);
+    close(fd[1]);
+    if (rc) {
+        close(fd[0]);
+        return -1;
+    }
+    FILE *m = open_memstream(out, len);
+    char buf[65536];
+    size_t kept = 0; /* the rest is read and dropped, so that the child can finish */
+    for (;;) {
+        ssize_t k = read(fd[0], buf, sizeof buf);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            break;
+        if (m && kept + (size_t)k <= DEPS_MAX)
+            kept += fwrite(buf, 1, (size_t)k, m);
+    }
+    close(fd[0]);
+    if (m)
+        fclose(m);
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* The next file name of a make rule (clang's escapes undone: "\ ", "\#", "$$"), or NULL;
+ * *p moves past it. Names are rewritten in place. */
+static char *next_dep(char **p)
+{
+    char *s = *p;
+    for (;;) {
+        while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
+            s++;
+        if (s[0] == '\\' && (s[1] == '\n' || s[1] == '\r'))
+            s += 2;
+        else
+            break;
+    }
+    if (!*s)
+        return NULL;
+    char *name = s, *w = s;
+    while (*s && !strchr(" \t\r\n", *s)) {
+        if (s[0] == '\\' && (s[1] == ' ' || s[1] == '#' || s[1] == '\\'))
+            s++;
+        else if (s[0] == '$' && s[1] == '$')
+            s++;
+        else if (s[0] == '\\' && (s[1] == '\n' || s[1] == '\r'))
+            break;
+        *w++ = *s++;
+    }
+    if (*s && *s != '\\')
+        s++;
+    *w = '\0';
+    *p = s;
+    return name;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *b = strrchr(path, '/');
+    return b ? b + 1 : path;
+}
+
+/* Finds `#include "…NAME"` (or <…NAME>) with NAME the last component of path in the
+ * file includer; its line and the column of the name, or 0. */
+static unsigned find_include(const char *includer, const char *path, unsigned *col)
+{
+    struct stat st;
+    FILE *f = fopen(includer, "rb");
+    if (!f || fstat(fileno(f), &st) || !S_ISREG(st.st_mode) || st.st_size > SCAN_MAX) {
+        if (f)
+            fclose(f);
+        return 0;
+    }
+    const char *want = base_name(path);
+    char *line = NULL;
+    size_t cap = 0;
+    unsigned no = 0, found = 0;
+    while (!found && getline(&line, &cap, f) > 0) {
+        no++;
+        char *h = line + strspn(line, " \t");
+        if (*h != '#')
+            continue;
+        h += 1 + strspn(h + 1, " \t");
+        if (strncmp(h, "include", 7) && strncmp(h, "import", 6))
+            continue;
+        char *open = strpbrk(h, "\"<");
+        char *close = open ? strchr(open + 1, *open == '<' ? '>' : '"') : NULL;
+        if (!close)
+            continue;
+        *close = '\0';
+        if (!strcmp(base_name(open + 1), want))
+            found = no, *col = (unsigned)(open - line) + 1;
+    }
+    free(line);
+    fclose(f);
+    return found;
+}
+
+static const char *file_kind(mode_t m)
+{
+    return S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device" :
+           S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket" : S_ISDIR(m) ? "a directory" :
+           "not a regular file";
+}
+
+/* 0: every file src includes is a regular file (or the preprocessor failed: the device
+ * compile reports why); -1: one is not, reported. */
+static int check_includes(Frontend *fe, const char *src, const char *const *argv, int argc)
+{
+    char **cmd = calloc((size_t)argc + 4, sizeof *cmd);
+    if (!cmd)
+        return fe->oom = 1, -1;
+    for (int i = 0; i < argc; i++)
+        cmd[i] = (char *)argv[i];
+    cmd[argc] = "-M", cmd[argc + 1] = "-MG", cmd[argc + 2] = (char *)src;
+    char *deps = NULL;
+    size_t len = 0;
+    int rc = xgpu_frontend_capture(cmd, &deps, &len);
+    free(cmd);
+    char **seen = rc == 0 && deps ? calloc(len / 2 + 2, sizeof *seen) : NULL;
+    unsigned n = 0;
+    int bad = 0;
+    char *p = deps, *name;
+    while (seen && !bad && (name = next_dep(&p))) {
+        size_t k = strlen(name);
+        if (n == 0 && k && name[k - 1] == ':' && !seen[0]) { /* the rule's target */
+            seen[0] = name; /* a placeholder: dependencies start at 1 */
+            n = 1;
+            continue;
+        }
+        struct stat st;
+        if (stat(name, &st) == 0 && !S_ISREG(st.st_mode)) {
+            unsigned line = 0, col = 0, i = 1;
+            while (i < n && !(line = find_include(seen[i], name, &col)))
+                i++;
+            fe_error(fe, line ? seen[i] : src, line, col, "included file '%s' is %s, not a "
+                     "regular file: xgpu-cc reads sources and headers only from regular files",
+                     name, file_kind(st.st_mode));
+            bad = 1;
+        }
+        seen[n++] = name;
+    }
+    free(seen);
+    free(deps);
+    return bad ? -1 : 0;
+}
+
+/* The parse proper: signatures, or a located error when libclang fails or crashes (its
+ * crash recovery turns a fault or an out-of-memory abort into CXError_Crashed). */
+static void parse(Frontend *fe, const char *src, const char *const *argv, int argc)
+{
+    CXIndex index = clang_createIndex(0, 0); /* fresh, diagnostics not printed */
+    if (!index) {
+        fe_error(fe, src, 0, 0, "the front end (libclang) could not start");
+        return;
+    }
+    enum CXErrorCode rc = clang_parseTranslationUnit2FullArgv(
+        index, src, argv, argc, NULL, 0, CXTranslationUnit_SkipFunctionBodies, &fe->tu);
+    if (rc == CXError_Crashed)
+        fe_error(fe, src, 0, 0, "the front end (libclang) crashed while parsing this source "
+                 "(kernel signatures); nothing was built");
+    else if (rc != CXError_Success || !fe->tu)
+        fe_error(fe, src, 0, 0, "the front end (libclang) could not parse this source "
+                 "(error %d); nothing was built", (int)rc);
+    else if (!has_errors(fe->tu)) {
+        fe->param_policy = make_policy(fe->tu, 0);
+        fe->decl_policy = make_policy(fe->tu, 1);
+        clang_visitChildren(clang_getTranslationUnitCursor(fe->tu), visit, fe);
+        clang_PrintingPolicy_dispose(fe->param_policy);
+        clang_PrintingPolicy_dispose(fe->decl_policy);
+    }
+    if (fe->tu)
+        clang_disposeTranslationUnit(fe->tu);
+    fe->tu = NULL;
+    clang_disposeIndex(index);
+}
+
 int xgpu_frontend_signatures(const char *src, const char *const *argv, int argc,
                              XgpuSignatures *out)
 {
     memset(out, 0, sizeof *out);
-    CXIndex index = clang_createIndex(0, 0); /* fresh, diagnostics not printed */
-    if (!index)
-        return 0;
-    CXTranslationUnit tu = NULL;
-    enum CXErrorCode rc = clang_parseTranslationUnit2FullArgv(
-        index, src, argv, argc, NULL, 0, CXTranslationUnit_SkipFunctionBodies, &tu);
-    Frontend fe = {.tu = tu};
-    if (rc == CXError_Success && tu && !has_errors(tu)) {
-        fe.param_policy = make_policy(tu, 0);
-        fe.decl_policy = make_policy(tu, 1);
-        clang_visitChildren(clang_getTranslationUnitCursor(tu), visit, &fe);
-        clang_PrintingPolicy_dispose(fe.param_policy);
-        clang_PrintingPolicy_dispose(fe.decl_policy);
-        if (!fe.oom && take_entries(&fe, out))
-            fe.oom = 1;
-    }
+    Frontend fe = {0};
+    if (check_includes(&fe, src, argv, argc) == 0)
+        parse(&fe, src, argv, argc);
+    if (!fe.oom && !fe.diag.out && take_entries(&fe, out))
+        fe.oom = 1;
     free_entries(&fe);
-    if (tu)
-        clang_disposeTranslationUnit(tu);
-    clang_disposeIndex(index);
     if (fe.diag.out && fclose(fe.diag.out))
         fe.oom = 1;
     if (fe.oom)
@@ -528,4 +766,242 @@ void xgpu_frontend_free(XgpuSignatures *s)
     free(s->v);
     free(s->errors);
     memset(s, 0, sizeof *s);
+}
+
+/* ---- launches written with spaces inside the chevrons ----------------------------------
+ *
+ * nvcc reads `k << < grid, block >> > (args)` as a launch; clang's lexer makes `<<` and
+ * `<` of it, which no grammar rule accepts. The driver compiles such a source through a
+ * copy in which each launch is rewritten here. A small lexer skips comments, string,
+ * character and raw string literals and numbers (with digit separators), so only
+ * punctuators are looked at. An opener is `<<`, blanks, `<` (not `<<`, `<=`), unless it
+ * follows the keyword `operator` (`operator<< <T>(...)` names a template specialization);
+ * its closer is the first `>>` + blanks + `>` (or `>>>`) outside parentheses, brackets and
+ * braces, followed by `(`; a `;`, `{` or `}` before that means no launch. The rewrite
+ * moves the third chevron next to the other two and leaves a blank where it was, so every
+ * later character keeps its line and column and diagnostics point at the user's file. */
+
+typedef enum TokKind { TK_EOF, TK_IDENT, TK_OTHER, TK_PUNCT } TokKind;
+
+typedef struct Tok {
+    TokKind kind;
+    size_t at, len; /* where the token starts in the text, its length */
+} Tok;
+
+typedef struct Lex {
+    const char *t;
+    size_t n, i;
+} Lex;
+
+static int is_ident_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_' || c == '$' || (unsigned char)c >= 0x80;
+}
+
+/* Skips blanks, newlines and comments (a `//` comment goes on after a backslash-newline). */
+static void lex_space(Lex *x)
+{
+    while (x->i < x->n) {
+        const char *t = x->t;
+        if (strchr(" \t\r\n\f\v", t[x->i]) && t[x->i]) {
+            x->i++;
+        } else if (t[x->i] == '\\' && x->i + 1 < x->n && t[x->i + 1] == '\n') {
+            x->i += 2;
+        } else if (t[x->i] == '/' && x->i + 1 < x->n && t[x->i + 1] == '/') {
+            while (x->i < x->n && t[x->i] != '\n')
+                x->i += t[x->i] == '\\' && x->i + 1 < x->n ? 2 : 1;
+        } else if (t[x->i] == '/' && x->i + 1 < x->n && t[x->i + 1] == '*') {
+            x->i += 2;
+            while (x->i < x->n && !(t[x->i] == '*' && x->i + 1 < x->n && t[x->i + 1] == '/'))
+                x->i++;
+            x->i = x->i + 2 < x->n ? x->i + 2 : x->n;
+        } else {
+            return;
+        }
+    }
+}
+
+/* A quoted literal from its opening quote: to the closing quote, or the end of the line
+ * when it is not closed (clang reports that). */
+static void lex_quoted(Lex *x)
+{
+    char q = x->t[x->i++];
+    while (x->i < x->n && x->t[x->i] != q && x->t[x->i] != '\n')
+        x->i += x->t[x->i] == '\\' && x->i + 1 < x->n ? 2 : 1;
+    if (x->i < x->n && x->t[x->i] == q)
+        x->i++;
+}
+
+/* A raw string literal from its opening quote: R"delim( ... )delim". */
+static void lex_raw(Lex *x)
+{
+    size_t d = ++x->i;
+    while (x->i < x->n && x->i - d < 16 && x->t[x->i] != '(' && !strchr(" \\)\n", x->t[x->i]))
+        x->i++;
+    if (x->i >= x->n || x->t[x->i] != '(')
+        return; /* not a raw string after all: clang reports it */
+    size_t dlen = x->i - d;
+    for (x->i++; x->i < x->n; x->i++)
+        if (x->t[x->i] == ')' && x->i + dlen + 1 < x->n &&
+            !memcmp(x->t + x->i + 1, x->t + d, dlen) && x->t[x->i + 1 + dlen] == '"') {
+            x->i += dlen + 2;
+            return;
+        }
+}
+
+/* A pp-number: digits, letters, '.', exponent signs and digit separators. */
+static void lex_number(Lex *x)
+{
+    const char *t = x->t;
+    while (x->i < x->n) {
+        char c = t[x->i];
+        if ((c == '+' || c == '-') && strchr("eEpP", t[x->i - 1]))
+            x->i++;
+        else if (c == '\'' && x->i + 1 < x->n && is_ident_char(t[x->i + 1]))
+            x->i += 2;
+        else if (is_ident_char(c) || c == '.')
+            x->i++;
+        else
+            break;
+    }
+}
+
+static int string_prefix(const char *s, size_t n, int *raw)
+{
+    static const char *const prefixes[] = {"L", "u", "U", "u8", "R", "LR", "uR", "UR", "u8R"};
+    for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
+        if (strlen(prefixes[i]) == n && !memcmp(prefixes[i], s, n)) {
+            *raw = s[n - 1] == 'R';
+            return 1;
+        }
+    return 0;
+}
+
+static Tok lex_next(Lex *x)
+{
+    lex_space(x);
+    Tok k = {TK_EOF, x->i, 0};
+    if (x->i >= x->n)
+        return k;
+    const char *t = x->t;
+    char c = t[x->i];
+    int raw = 0;
+    if (c == '"' || c == '\'') {
+        lex_quoted(x);
+        k.kind = TK_OTHER;
+    } else if ((c >= '0' && c <= '9') ||
+               (c == '.' && x->i + 1 < x->n && t[x->i + 1] >= '0' && t[x->i + 1] <= '9')) {
+        x->i++;
+        lex_number(x);
+        k.kind = TK_OTHER;
+    } else if (is_ident_char(c)) {
+        while (x->i < x->n && is_ident_char(t[x->i]))
+            x->i++;
+        k.kind = TK_IDENT;
+        if (x->i < x->n && (t[x->i] == '"' || t[x->i] == '\'') &&
+            string_prefix(t + k.at, x->i - k.at, &raw)) {
+            if (raw && t[x->i] == '"')
+                lex_raw(x);
+            else
+                lex_quoted(x);
+            k.kind = TK_OTHER;
+        }
+    } else {
+        x->i++;
+        k.kind = TK_PUNCT;
+    }
+    k.len = x->i - k.at;
+    return k;
+}
+
+static int is_punct(const Lex *x, Tok k, char c)
+{
+    return k.kind == TK_PUNCT && x->t[k.at] == c;
+}
+
+/* Whether only blanks (no newline, no comment) lie between two tokens. */
+static int blanks_between(const Lex *x, Tok a, Tok b)
+{
+    for (size_t i = a.at + a.len; i < b.at; i++)
+        if (x->t[i] != ' ' && x->t[i] != '\t')
+            return 0;
+    return b.at > a.at + a.len;
+}
+
+/* Given the chevron tokens c[0..3) (`<<` `<` or `>>` `>`): whether they are written with
+ * blanks before the third one and nothing adjacent after it (`<<<`, `<=` ...). */
+static int spaced_chevrons(const Lex *x, const Tok c[3], char ch, Tok after)
+{
+    for (int i = 0; i < 3; i++)
+        if (!is_punct(x, c[i], ch))
+            return 0;
+    int adjacent_after = after.kind == TK_PUNCT && after.at == c[2].at + 1 &&
+                         (x->t[after.at] == ch || x->t[after.at] == '=');
+    return c[1].at == c[0].at + 1 && blanks_between(x, c[1], c[2]) && !adjacent_after;
+}
+
+/* From just after an opener: the closer's first token (kind TK_EOF when there is no
+ * launch); *spaced says whether it needs rewriting. */
+static Tok find_closer(Lex *x, int *spaced)
+{
+    int depth = 0;
+    Tok c[3] = {lex_next(x), lex_next(x), lex_next(x)};
+    for (;;) {
+        Tok k = c[0];
+        if (k.kind == TK_EOF || (depth == 0 && (is_punct(x, k, ';') || is_punct(x, k, '{') ||
+                                                is_punct(x, k, '}'))))
+            return (Tok){TK_EOF, 0, 0};
+        if (k.kind == TK_PUNCT && strchr("([{", x->t[k.at]))
+            depth++;
+        else if (k.kind == TK_PUNCT && strchr(")]}", x->t[k.at]) && --depth < 0)
+            return (Tok){TK_EOF, 0, 0};
+        else if (depth == 0 && is_punct(x, k, '>') && is_punct(x, c[1], '>') &&
+                 c[1].at == k.at + 1 && is_punct(x, c[2], '>')) {
+            Tok after = lex_next(x);
+            *spaced = spaced_chevrons(x, c, '>', after);
+            if ((*spaced || c[2].at == k.at + 2) && is_punct(x, after, '('))
+                return k;
+        }
+        c[0] = c[1], c[1] = c[2], c[2] = lex_next(x);
+    }
+}
+
+/* `<< <` or `>> >` from its first token: `<<<` and one blank where the third was. */
+static void join_chevrons(char *t, const Tok c[3])
+{
+    t[c[2].at] = ' ';
+    t[c[1].at + 1] = t[c[0].at];
+}
+
+unsigned xgpu_frontend_fix_launches(char *text, size_t n)
+{
+    Lex x = {text, n, 0};
+    unsigned fixed = 0;
+    Tok prev = {TK_EOF, 0, 0}, c[3] = {lex_next(&x), lex_next(&x), lex_next(&x)};
+    while (c[0].kind != TK_EOF) {
+        int after_operator = prev.kind == TK_IDENT && prev.len == 8 &&
+                             !memcmp(text + prev.at, "operator", 8);
+        int prev_chevron = is_punct(&x, prev, '<') && prev.at + 1 == c[0].at;
+        if (!after_operator && !prev_chevron && is_punct(&x, c[2], '<')) {
+            Lex probe = x; /* x stands just after c[2] */
+            Tok after = lex_next(&probe), closer[3];
+            probe = x;
+            int spaced = 0;
+            if (spaced_chevrons(&x, c, '<', after) &&
+                (closer[0] = find_closer(&probe, &spaced)).kind != TK_EOF) {
+                join_chevrons(text, c);
+                if (spaced) {
+                    Lex again = {text, n, closer[0].at};
+                    closer[0] = lex_next(&again), closer[1] = lex_next(&again);
+                    closer[2] = lex_next(&again);
+                    join_chevrons(text, closer);
+                }
+                fixed++;
+            }
+        }
+        prev = c[0];
+        c[0] = c[1], c[1] = c[2], c[2] = lex_next(&x);
+    }
+    return fixed;
 }

@@ -17,7 +17,9 @@
  *      target queries (flat address space, legal types) are right; before the scalarizer,
  *      vector loads and stores the optimizer formed are split into element accesses;
  *   4. report any call left to a non-intrinsic function other than the declarations isel
- *      knows (vprintf, the math library's __xgpu_* functions), delete non-kernel functions;
+ *      knows (vprintf, the math library's __xgpu_* functions; device malloc, free, new and
+ *      delete are named as unsupported), and any integer wider than 64 bits (__int128),
+ *      delete non-kernel functions;
  *   5. contract `contract` multiply-add pairs into fma (fma.c), as NVIDIA's backend does,
  *      and expand the arithmetic-with-overflow intrinsics (overflow.c);
  *   6. split phis of struct type whose every use is an extractvalue into one phi per field
@@ -431,6 +433,15 @@ static int run_passes(LLVMModuleRef m, const XgpuLowerOptions *o, const char *sr
 
 /* ---- after the passes ------------------------------------------------------------------ */
 
+/* Device-side heap allocation: malloc, free and C++'s new and delete (their Itanium
+ * names start _Znw, _Zna, _Zdl, _Zda). xgpu has no device heap. */
+static int is_heap_function(const char *name)
+{
+    return !strcmp(name, "malloc") || !strcmp(name, "free") || !strcmp(name, "calloc") ||
+           !strcmp(name, "realloc") || !strncmp(name, "_Znw", 4) || !strncmp(name, "_Zna", 4) ||
+           !strncmp(name, "_Zdl", 4) || !strncmp(name, "_Zda", 4);
+}
+
 static int check_calls(LLVMValueRef f, const char *src)
 {
     int rc = 0;
@@ -443,6 +454,12 @@ static int check_calls(LLVMValueRef f, const char *src)
                 rc = lower_diag(src, i, "indirect calls are not supported");
             else if (LLVMIsDeclaration(c) && lower_known_external(fname(c)))
                 continue;
+            else if (LLVMIsDeclaration(c) && is_heap_function(fname(c)))
+                rc = lower_diag(src, i, "call to external function '%s' is not supported: xgpu "
+                                "has no device heap (device-side malloc, free, new and delete "
+                                "are not supported); allocate with cudaMalloc on the host and "
+                                "pass the pointer to the kernel", fname(c)[0] != '_' ? fname(c)
+                                : fname(c)[3] == 'n' ? "operator new" : "operator delete");
             else if (!LLVMGetIntrinsicID(c) && LLVMIsDeclaration(c))
                 rc = lower_diag(src, i, "call to external function '%s' is not supported "
                                 "(device functions must be defined in the same file)", fname(c));
@@ -450,6 +467,39 @@ static int check_calls(LLVMValueRef f, const char *src)
                 rc = lower_diag(src, i, "call to '%s' could not be inlined", fname(c));
         }
     return rc;
+}
+
+/* What an error names a kernel by: its source signature when the front end recorded
+ * one, else its (mangled) name. */
+static const char *kernel_label(const XgpuLowerOptions *o, LLVMValueRef k)
+{
+    const char *name = fname(k);
+    for (unsigned i = 0; i < o->nsignatures; i++)
+        if (!o->signatures[i].prefix && !strcmp(o->signatures[i].name, name))
+            return o->signatures[i].signature;
+    return name;
+}
+
+static int wide_integer(LLVMTypeRef t)
+{
+    return LLVMGetTypeKind(t) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(t) > 64;
+}
+
+/* Integers wider than 64 bits (__int128) have no registers or instructions in xgpu: the
+ * first instruction of a kernel that computes or takes one is a located error naming the
+ * kernel, before instruction selection would fail on it with less to say. */
+static int check_wide_integers(LLVMValueRef f, const char *src, const XgpuLowerOptions *o)
+{
+    for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b))
+        for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i)) {
+            int wide = wide_integer(LLVMTypeOf(i));
+            for (int k = 0; !wide && k < LLVMGetNumOperands(i); k++)
+                wide = wide_integer(LLVMTypeOf(LLVMGetOperand(i, (unsigned)k)));
+            if (wide)
+                return lower_diag(src, i, "in kernel '%s': 128-bit integers (__int128) are not "
+                                  "supported by xgpu", kernel_label(o, f));
+        }
+    return 0;
 }
 
 static void delete_device_functions(LLVMModuleRef m, LLVMValueRef *kernels, uint32_t nk)
@@ -582,6 +632,8 @@ int xgpu_prepare(LLVMModuleRef m, const XgpuLowerOptions *o, const char *src)
     }
     for (uint32_t i = 0; i < nk && !rc; i++)
         rc = check_calls(kernels[i], src);
+    for (uint32_t i = 0; i < nk && !rc; i++)
+        rc = check_wide_integers(kernels[i], src, o);
     if (!rc) {
         xgpu_contract_fma(m);
         xgpu_expand_overflow(m);

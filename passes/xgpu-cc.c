@@ -25,18 +25,29 @@
  * class are warnings, not errors. -E and -M/-MM preprocess (host side) only; -MD/-MMD and
  * their -MF/-MT/-MQ/-MP go to the host compile of each source.
  *
+ * A launch written `k << < g, b >> > (...)`, which nvcc reads and clang does not, is
+ * compiled through a rewritten copy of the source that a VFS overlay gives the source's
+ * own name (prepare_source). <omp.h> is clang's; -fopenmp (or -Xcompiler -fopenmp, nvcc's
+ * spelling: -Xcompiler options go to host compiles only) links libomp, and without it
+ * libomp is linked as needed so that omp_* calls still link.
+ *
  * Diagnostics are clang's own (the host pass prints located ones for annotations), plus
- * a located note where clang's error has a cause nvcc accepts (a launch written
- * `k << < g, b >> > (...)`). A step that fails without printing anything is named with its
- * exit status. The driver's exit status is the first failing step's. An output path that
- * names one of the inputs is refused before anything runs.
+ * a located note where clang's error has a cause xgpu names (dynamic parallelism). A step
+ * that fails without printing anything is named with its exit status; a front end that
+ * fails or crashes fails the compile. The driver's exit status is the first failing
+ * step's. An output path that names one of the inputs is refused before anything runs.
+ * SIGTERM, SIGINT, SIGHUP and SIGPIPE remove the temporary directory and end the driver
+ * by the same signal.
  */
-#define _GNU_SOURCE /* vasprintf */
+#define _GNU_SOURCE /* vasprintf, getdents64 */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +123,9 @@ typedef struct Driver {
     char libdir[PATH_MAX];
     char tmpdir[PATH_MAX];
     int ntemps;
+    const char *overlay; /* the .cu being compiled is read through this VFS overlay */
+    Argv hostflags;     /* -Xcompiler: host compiles and the link only */
+    int openmp;         /* -fopenmp (or -Xcompiler -fopenmp) given */
 } Driver;
 
 static void push(Argv *a, const char *s)
@@ -214,6 +228,25 @@ static int parse_uint(const char *s, unsigned *out)
         return -1;
     *out = (unsigned)v;
     return 0;
+}
+
+static int is_openmp_flag(const char *a)
+{
+    return !strcmp(a, "-fopenmp") || !strncmp(a, "-fopenmp=", 9);
+}
+
+/* nvcc's -Xcompiler A,B,C: each option of the list, for the host compiler. */
+static void push_list(Driver *d, Argv *a, const char *list)
+{
+    for (const char *p = list; *p;) {
+        size_t k = strcspn(p, ",");
+        if (k) {
+            char *one = fmt("%.*s", (int)k, p);
+            d->openmp |= is_openmp_flag(one);
+            push(a, one);
+        }
+        p += k + (p[k] == ',');
+    }
 }
 
 static int parse_args(Driver *d, int argc, char **argv)
@@ -320,17 +353,106 @@ static int parse_args(Driver *d, int argc, char **argv)
                                 "got '%s'\n", XPHASE_GAP_MAX, a + 12);
                 return -1;
             }
+        } else if (!strcmp(a, "-Xcompiler") || !strcmp(a, "--compiler-options") ||
+                   !strncmp(a, "-Xcompiler=", 11) || !strncmp(a, "--compiler-options=", 19)) {
+            const char *v = strchr(a, '=') ? strchr(a, '=') + 1 : i + 1 < argc ? argv[++i] : NULL;
+            if (!v) {
+                fprintf(stderr, "xgpu-cc: error: argument to '%s' is missing\n", a);
+                return -1;
+            }
+            push_list(d, &d->hostflags, v);
         } else if (!strncmp(a, "-L", 2) || !strncmp(a, "-l", 2) || !strncmp(a, "-Wl,", 4) ||
                    !strcmp(a, "-pthread") || !strcmp(a, "-static"))
             push(&d->ldflags, a);
-        else
+        else {
+            d->openmp |= is_openmp_flag(a);
             push(&d->cflags, a); /* -I.. -D.. -std=.. -W.. -f.. and anything else for clang */
+        }
     }
     if (d->ninputs == 0) {
         fprintf(stderr, "xgpu-cc: error: no input files\n");
         return -1;
     }
     return 0;
+}
+
+/* ---- the temporary directory on a fatal signal ------------------------------------------
+ *
+ * SIGTERM, SIGINT, SIGHUP and SIGPIPE (make -j stopping, a CI timeout, `xgpu-cc ... | head`)
+ * remove the temporary directory and then end the driver by the same signal, so that its
+ * exit status still says what happened. A signal handler takes no context pointer, so
+ * what it needs is the driver's one piece of process-wide state: the directory's name
+ * (written before the handlers are installed) and the step running (a child the handler
+ * kills and reaps first, so that it writes nothing more into the directory). The handler
+ * uses only async-signal-safe calls. The front end's thread blocks these signals, so the
+ * handler runs on the main thread; children start with the default dispositions. A
+ * signal that was ignored when the driver started (nohup, a shell's background job) stays
+ * ignored. */
+
+static struct {
+    char dir[PATH_MAX];
+    volatile sig_atomic_t child; /* the running step's pid, or 0 */
+} cleanup;
+
+static const int fatal_signals[] = {SIGTERM, SIGINT, SIGHUP, SIGPIPE};
+
+static void fatal_set(sigset_t *set)
+{
+    sigemptyset(set);
+    for (size_t i = 0; i < sizeof fatal_signals / sizeof *fatal_signals; i++)
+        sigaddset(set, fatal_signals[i]);
+}
+
+/* Removes the entries of dir (a flat directory) and dir itself; async-signal-safe. */
+static void remove_dir_now(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    for (int pass = 0; fd >= 0 && pass < 4; pass++) { /* again if entries moved under us */
+        char buf[4096] __attribute__((aligned(8)));
+        ssize_t k;
+        int removed = 0;
+        lseek(fd, 0, SEEK_SET);
+        while ((k = getdents64(fd, buf, sizeof buf)) > 0)
+            for (ssize_t off = 0; off < k;) {
+                struct dirent64 *e = (struct dirent64 *)(buf + off);
+                if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+                    removed |= unlinkat(fd, e->d_name, 0) == 0;
+                off += e->d_reclen;
+            }
+        if (!removed)
+            break;
+    }
+    if (fd >= 0)
+        close(fd);
+    rmdir(dir);
+}
+
+static void on_fatal_signal(int sig)
+{
+    pid_t child = (pid_t)cleanup.child;
+    if (child > 0) {
+        kill(child, SIGKILL);
+        while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+            ;
+    }
+    remove_dir_now(cleanup.dir);
+    struct sigaction dfl = {.sa_handler = SIG_DFL};
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, NULL);
+    raise(sig); /* delivered when the handler returns and unblocks it */
+}
+
+static void catch_fatal_signals(const char *dir)
+{
+    snprintf(cleanup.dir, sizeof cleanup.dir, "%s", dir);
+    struct sigaction sa = {.sa_handler = on_fatal_signal, .sa_flags = SA_RESTART};
+    fatal_set(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof fatal_signals / sizeof *fatal_signals; i++) {
+        struct sigaction was;
+        if (sigaction(fatal_signals[i], NULL, &was) == 0 && was.sa_handler == SIG_IGN)
+            continue; /* ignored by who started us (nohup, a background job): stays so */
+        sigaction(fatal_signals[i], &sa, NULL);
+    }
 }
 
 /* Copies the child's stderr to ours as it arrives, keeping its start in d->said; returns
@@ -384,26 +506,41 @@ static int run(Driver *d, Argv *cmd)
         fprintf(stderr, "xgpu-cc: error: cannot start %s: %s\n", cmd->v[0], strerror(errno));
         return 1;
     }
+    sigset_t fatal, old;
+    fatal_set(&fatal);
+    pthread_sigmask(SIG_BLOCK, &fatal, &old); /* the handler sees the child's pid */
     pid_t pid = fork();
     if (pid < 0) {
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
         fprintf(stderr, "xgpu-cc: error: cannot start %s: %s\n", cmd->v[0], strerror(errno));
         close(err[0]), close(err[1]);
         return 1;
     }
     if (pid == 0) {
+        for (size_t i = 0; i < sizeof fatal_signals / sizeof *fatal_signals; i++) {
+            struct sigaction was; /* ours back to the default; ignored ones stay ignored */
+            if (sigaction(fatal_signals[i], NULL, &was) == 0 && was.sa_handler == on_fatal_signal)
+                signal(fatal_signals[i], SIG_DFL);
+        }
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
         dup2(err[1], 2);
         close(err[0]), close(err[1]);
         execvp(cmd->v[0], (char *const *)cmd->v);
         fprintf(stderr, "xgpu-cc: error: cannot run %s: %s\n", cmd->v[0], strerror(errno));
         _exit(127);
     }
+    cleanup.child = pid;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     close(err[1]);
     size_t said = relay(d, err[0]);
     close(err[0]);
     int st;
     while (waitpid(pid, &st, 0) < 0)
-        if (errno != EINTR)
+        if (errno != EINTR) {
+            cleanup.child = 0;
             return 1;
+        }
+    cleanup.child = 0;
     if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
         return 0;
     if (WIFEXITED(st)) {
@@ -454,6 +591,10 @@ static void cuda_common(Driver *d, Argv *c)
     push(c, "cuda_runtime.h");
     push(c, "-Wno-error=c++11-narrowing");
     push(c, "-Wno-error=register");
+    if (d->overlay) {
+        push(c, "-ivfsoverlay");
+        push(c, d->overlay);
+    }
     pushall(c, &d->cflags);
 }
 
@@ -476,7 +617,12 @@ static void sig_start(Driver *d, const char *src)
     if (d->verbose)
         fprintf(stderr, "xgpu-frontend %s\n", src);
     d->sigjob = (SigJob){.src = src, .args = c};
-    if (pthread_create(&d->sigjob.thread, NULL, sig_thread, &d->sigjob) == 0)
+    sigset_t fatal, old;
+    fatal_set(&fatal);
+    pthread_sigmask(SIG_BLOCK, &fatal, &old); /* inherited: the thread never takes them */
+    int started = pthread_create(&d->sigjob.thread, NULL, sig_thread, &d->sigjob) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (started)
         d->sigjob.running = 1;
     else
         sig_thread(&d->sigjob);
@@ -498,57 +644,80 @@ static void sig_free(Driver *d)
     d->sigjob = (SigJob){0};
 }
 
-/* The next character of src at or after i that is not blank. */
-static size_t skip_blanks(const char *t, size_t i, size_t n)
+/* A path as a JSON string (the VFS overlay is YAML, which reads JSON's double-quoted
+ * strings). */
+static void put_json_string(FILE *f, const char *s)
 {
-    while (i < n && (t[i] == ' ' || t[i] == '\t'))
-        i++;
-    return i;
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
 }
 
-/* After a failed compile of src: clang has no flag for nvcc's reading of a launch written
- * with spaces inside the chevrons ("k << < g, b >> > (args)"), so each such place gets a
- * note saying what to write. Comments and literals are skipped. */
-static void note_spaced_launches(const char *src)
+/* The whole of a regular file of at most `max` bytes, or NULL (anything else: a device,
+ * a FIFO, a file too large to be a source). */
+static char *read_source(const char *path, size_t max, size_t *len)
 {
-    FILE *f = fopen(src, "rb");
-    if (!f)
-        return;
+    FILE *f = fopen(path, "rb");
+    struct stat st;
     char *t = NULL;
-    size_t n = 0;
-    FILE *m = open_memstream(&t, &n);
-    int ch;
-    while (m && (ch = fgetc(f)) != EOF)
-        fputc(ch, m);
-    fclose(f);
-    if (!m || fclose(m))
-        return;
-    unsigned line = 1, col = 1;
-    for (size_t i = 0; i < n; i++, col++) {
-        char c = t[i];
-        if (c == '\n') {
-            line++, col = 0;
-        } else if (c == '/' && i + 1 < n && t[i + 1] == '/') {
-            while (i + 1 < n && t[i + 1] != '\n')
-                i++;
-        } else if (c == '/' && i + 1 < n && t[i + 1] == '*') {
-            for (i += 2; i + 1 < n && !(t[i] == '*' && t[i + 1] == '/'); i++)
-                if (t[i] == '\n')
-                    line++, col = 0;
-            i++;
-        } else if (c == '"' || c == '\'') {
-            for (i++; i < n && t[i] != c && t[i] != '\n'; i++)
-                i += t[i] == '\\';
-        } else if (c == '<' && i + 2 < n && t[i + 1] == '<' && t[i + 2] != '<') {
-            size_t j = skip_blanks(t, i + 2, n);
-            if (j > i + 2 && j < n && t[j] == '<')
-                xdiag(NULL, XDIAG_NOTE, src, line, col, "xgpu-cc: clang does not read '<< <' "
-                      "as a kernel launch; write it without spaces inside the chevrons: "
-                      "'kernel<<<grid, block>>>(args)'");
-            i++, col++;
-        }
+    if (f && !fstat(fileno(f), &st) && S_ISREG(st.st_mode) && (uint64_t)st.st_size <= max &&
+        (t = malloc((size_t)st.st_size + 1))) {
+        *len = fread(t, 1, (size_t)st.st_size, f);
+        t[*len] = '\0';
     }
-    free(t);
+    if (f)
+        fclose(f);
+    return t;
+}
+
+/* nvcc reads `k << < g, b >> > (args)` as a launch and clang does not: when src has such
+ * launches, the compiles of src read a rewritten copy in the temporary directory (the
+ * user's file is never written) through a VFS overlay that gives the copy src's own name,
+ * so that __FILE__, quoted includes, dependency lists and diagnostics (lines and columns
+ * are kept) all still name src. Returns 0, or 1 after an error. */
+static int prepare_source(Driver *d, const char *src)
+{
+    size_t n = 0;
+    d->overlay = NULL;
+    char *text = read_source(src, 256u << 20, &n);
+    if (!text || !xgpu_frontend_fix_launches(text, n)) {
+        free(text);
+        return 0; /* nothing to rewrite (or not a file to read: clang says why) */
+    }
+    const char *copy = temp(d, src, ".launch.cu"), *yaml = temp(d, src, ".vfs.yaml");
+    char cwd[PATH_MAX];
+    FILE *f = fopen(copy, "wb");
+    int bad = !f || fwrite(text, 1, n, f) != n;
+    bad |= f && fclose(f);
+    free(text);
+    if (!bad && src[0] != '/' && !getcwd(cwd, sizeof cwd))
+        bad = 1;
+    FILE *y = bad ? NULL : fopen(yaml, "w");
+    if (y) {
+        fputs("{ \"version\": 0, \"use-external-names\": false, \"roots\": [ { \"type\": "
+              "\"file\", \"name\": ", y);
+        char *abs = src[0] == '/' ? strdup(src) : fmt("%s/%s", cwd, src);
+        put_json_string(y, abs ? abs : src);
+        free(abs);
+        fputs(", \"external-contents\": ", y);
+        put_json_string(y, copy);
+        fputs(" } ] }\n", y);
+    }
+    if (bad || !y || fclose(y)) {
+        fprintf(stderr, "xgpu-cc: error: cannot write %s: %s\n", bad ? copy : yaml,
+                strerror(errno));
+        return 1;
+    }
+    d->overlay = yaml;
+    return 0;
 }
 
 /* clang's errors that mean "xgpu does not support this" get a note saying so, at the
@@ -616,7 +785,6 @@ static int compile_device(Driver *d, const char *src, const char *bc)
     int rc = run(d, &c);
     if (rc) { /* no lowering follows */
         note_hints(d);
-        note_spaced_launches(src);
         sig_free(d);
     }
     return rc;
@@ -700,6 +868,7 @@ static int compile_host_cuda(Driver *d, const char *src, const char *fat, const 
     push(&c, "-emit-llvm");
     push(&c, "-Xclang");
     push(&c, "-disable-llvm-passes");
+    pushall(&c, &d->hostflags);
     push_depflags(d, &c, src, obj);
     push(&c, "-c");
     push(&c, src);
@@ -719,6 +888,7 @@ static void host_c_common(Driver *d, Argv *c, const Input *in)
     push(c, d->incdir);
     push(c, fmt("-O%u", d->opt));
     pushall(c, &d->cflags);
+    pushall(c, &d->hostflags);
 }
 
 static int compile_host_c(Driver *d, const Input *in, const char *bc, const char *obj)
@@ -760,6 +930,9 @@ static int host_backend(Driver *d, const char *src, const char *bc, const char *
     for (int i = 0; i < d->cflags.n; i++)
         if (codegen_flag(d->cflags.v[i]))
             push(&c, d->cflags.v[i]);
+    for (int i = 0; i < d->hostflags.n; i++)
+        if (codegen_flag(d->hostflags.v[i]))
+            push(&c, d->hostflags.v[i]);
     push(&c, "-c");
     push(&c, done);
     push(&c, "-o");
@@ -792,7 +965,7 @@ static int device_output(Driver *d, const Input *in)
     int rc;
     if (in->kind == IN_CUDA) {
         ir = temp(d, in->path, ".dev.bc");
-        if ((rc = compile_device(d, in->path, ir)))
+        if ((rc = prepare_source(d, in->path)) || (rc = compile_device(d, in->path, ir)))
             return rc;
     }
     if (d->emit_asm) {
@@ -826,14 +999,41 @@ static int compile_one(Driver *d, const Input *in, Argv *link)
         const char *bc = temp(d, in->path, ".dev.bc");
         const char *fat = temp(d, in->path, ".fatbin");
         const char *hbc = temp(d, in->path, ".host.bc");
-        if ((rc = compile_device(d, in->path, bc)) || (rc = lower(d, in->path, bc, fat, NULL)) ||
+        rc = prepare_source(d, in->path);
+        if (rc || (rc = compile_device(d, in->path, bc)) ||
+            (rc = lower(d, in->path, bc, fat, NULL)) ||
             (rc = compile_host_cuda(d, in->path, fat, hbc, obj)) ||
             (rc = host_backend(d, in->path, hbc, fat, obj)))
             return rc;
+        d->overlay = NULL;
     } else if ((rc = compile_host(d, in, obj)))
         return rc;
     push(link, obj);
     return 0;
+}
+
+/* OpenMP at the link. With -fopenmp, clang links its runtime (libomp). Without it, a
+ * program that includes <omp.h> and calls omp_* functions still links, as nvcc's users
+ * expect: libomp is linked as needed (only when something calls into it), when clang
+ * finds one. */
+static void push_openmp(Driver *d, Argv *c)
+{
+    if (d->openmp) {
+        push(c, "-fopenmp");
+        return;
+    }
+    char *argv[] = {(char *)d->clang, "-print-file-name=libomp.so", NULL}, *out = NULL;
+    size_t n = 0;
+    if (xgpu_frontend_capture(argv, &out, &n) == 0 && out && out[0] == '/') {
+        out[strcspn(out, "\n")] = '\0';
+        if (access(out, R_OK) == 0) {
+            push(c, "-Wl,--push-state,--as-needed");
+            push(c, out);
+            push(c, "-Wl,--pop-state");
+            return; /* out stays with the command */
+        }
+    }
+    free(out);
 }
 
 static int link_all(Driver *d, Argv *objs)
@@ -853,23 +1053,36 @@ static int link_all(Driver *d, Argv *objs)
 #endif
     push(&c, "-lstdc++");
     push(&c, "-lm");
+    push_openmp(d, &c);
     return run(d, &c);
 }
 
 /* Finds headers and libraries: XGPU_HOME (an install prefix) wins over the build tree
- * the driver was built in. */
-static void locate(Driver *d)
+ * the driver was built in. A prefix without xgpu's headers is an error here, not clang's
+ * "undeclared identifier 'blockIdx'" later. */
+static int locate(Driver *d)
 {
     const char *home = getenv("XGPU_HOME");
     if (home && *home) {
         snprintf(d->incdir, sizeof d->incdir, "%s/include", home);
         snprintf(d->libdir, sizeof d->libdir, "%s/lib", home);
+        char *probe = fmt("%s/xgpu/cuda/cuda_runtime.h", d->incdir);
+        int missing = access(probe, R_OK) != 0;
+        if (missing)
+            fprintf(stderr, "xgpu-cc: error: XGPU_HOME=%s: xgpu's headers are not found under "
+                    "it (no %s: %s); XGPU_HOME must name an xgpu install prefix with include/ "
+                    "and lib/, or be unset to use the build tree\n", home, probe,
+                    strerror(errno));
+        free(probe);
+        if (missing)
+            return -1;
     } else {
         snprintf(d->incdir, sizeof d->incdir, "%s", XGPU_INCLUDE_DIR);
         snprintf(d->libdir, sizeof d->libdir, "%s", XGPU_LIB_DIR);
     }
     const char *clang = getenv("XGPU_CLANG");
     d->clang = clang && *clang ? clang : XGPU_CLANG;
+    return 0;
 }
 
 static void remove_temps(Driver *d)
@@ -907,6 +1120,7 @@ static int preprocess(Driver *d, const Input *in)
     if (in->kind == IN_CUDA) {
         cuda_common(d, &c);
         push(&c, "--cuda-host-only");
+        pushall(&c, &d->hostflags);
     } else
         host_c_common(d, &c, in);
     pushall(&c, &d->ppflags);
@@ -939,8 +1153,7 @@ int main(int argc, char **argv)
 {
     static Driver d;
     d.opt = 2;
-    locate(&d);
-    if (parse_args(&d, argc, argv) || output_is_input(&d))
+    if (parse_args(&d, argc, argv) || output_is_input(&d) || locate(&d))
         return 1;
     const char *tmp = getenv("TMPDIR");
     snprintf(d.tmpdir, sizeof d.tmpdir, "%s/xgpu-cc-XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -949,6 +1162,8 @@ int main(int argc, char **argv)
                 strerror(errno));
         return 1;
     }
+    if (!d.keep_temps)
+        catch_fatal_signals(d.tmpdir);
     int rc = 0;
     if (d.preprocess) {
         if (d.ninputs != 1 && d.output) {

@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config
   llvm-19-dev clang-19 libclang-19-dev   # compiler driver, LLVM C API, libclang
+  libomp-19-dev                          # clang's omp.h and libomp (#include <omp.h>, -fopenmp)
   libelf-dev                             # device binary (ELF) reader and writer
   zlib1g-dev                             # the device binary's checksum (CRC-32)
   libjson-c-dev                          # statistics and objdump JSON

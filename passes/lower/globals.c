@@ -9,6 +9,8 @@
  *   - __shared__ (addrspace 3) variables that a kernel uses get static offsets in the
  *     CTA's shared window, in module order, each at its natural alignment; the dynamic
  *     `extern __shared__` array starts after them, rounded up to 16 bytes.
+ *   - a file's device variables together stay under 2 GiB less 64 MiB, or the one that
+ *     crosses that is a located error (the host program's copies must be reachable);
  *   - kernel parameters get the natural C layout: each at the next multiple of its
  *     alignment; a byval parameter takes its byval type's size and alignment.
  *
@@ -194,11 +196,42 @@ int lower_annotated(LLVMModuleRef m, LLVMValueRef g, const char *text)
     return 0;
 }
 
+/* The host program keeps a copy of every __device__, __constant__ and __managed__
+ * variable in its own data, which x86-64 code (the small code model) must reach within
+ * 2 GiB; past that the link fails with "relocation truncated to fit". A file's variables
+ * are refused before that, by name, at this total (64 MiB left for the program's code and
+ * other data). */
+#define DEVICE_DATA_MAX ((2ull << 30) - (64ull << 20))
+
+static int check_data_size(LLVMTargetDataRef td, LLVMValueRef g, const char *src,
+                           uint64_t *total)
+{
+    uint64_t size = LLVMABISizeOfType(td, LLVMGlobalGetValueType(g));
+    *total += size;
+    if (*total <= DEVICE_DATA_MAX || *total - size > DEVICE_DATA_MAX)
+        return 0; /* under the limit, or over it already (said once) */
+    unsigned as = LLVMGetPointerAddressSpace(LLVMTypeOf(g));
+    const char *kind = as == 4 ? "__constant__" : "__device__";
+    if (size > DEVICE_DATA_MAX)
+        return lower_diag(src, g, "%s variable '%s' is %llu bytes, more than xgpu's limit of "
+                          "%llu bytes (2 GiB less 64 MiB) of device variables per file: the "
+                          "host program holds a copy of each, which x86-64 code must reach "
+                          "within 2 GiB; allocate it with cudaMalloc", kind, vname(g),
+                          (unsigned long long)size, DEVICE_DATA_MAX);
+    return lower_diag(src, g, "%s variable '%s' (%llu bytes) takes this file's device "
+                      "variables to %llu bytes, more than xgpu's limit of %llu bytes (2 GiB "
+                      "less 64 MiB): the host program holds a copy of each, which x86-64 code "
+                      "must reach within 2 GiB; allocate large arrays with cudaMalloc", kind,
+                      vname(g), (unsigned long long)size, (unsigned long long)*total,
+                      DEVICE_DATA_MAX);
+}
+
 int lower_globals(MModule *mm, LLVMModuleRef m, const char *src, LowerGlobals *out)
 {
     LLVMTargetDataRef td = LLVMGetModuleDataLayout(m);
     memset(out, 0, sizeof *out);
     int rc = 0;
+    uint64_t total = 0;
     for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g)) {
         unsigned as = LLVMGetPointerAddressSpace(LLVMTypeOf(g));
         const char *section = LLVMGetSection(g);
@@ -208,7 +241,7 @@ int lower_globals(MModule *mm, LLVMModuleRef m, const char *src, LowerGlobals *o
         if (!LLVMGetFirstUse(g) && !LLVMGetInitializer(g))
             continue;
         uint32_t idx = 0;
-        if (add_global(mm, td, g, src, &idx)) {
+        if (check_data_size(td, g, src, &total) || add_global(mm, td, g, src, &idx)) {
             rc = -1;
             continue;
         }
