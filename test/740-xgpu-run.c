@@ -1,7 +1,8 @@
 /*
  * 740-xgpu-run: xgpu-run turns its flags into the environment variables the runtime and
  * the emulator read, then execs the program (here the shell, printing them back). Bad
- * flags exit with 2, an unknown program with 127. Skipped when xgpu-run is not built.
+ * flags exit with 2 and one line naming the flag, an unknown program with 127. Skipped
+ * when xgpu-run is not built.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -54,6 +55,18 @@ Test(xgpu_run, bad_flags)
     cr_assert_eq(run("--set novalue -- true", out, sizeof out), 2);
     cr_assert_eq(run("--stats", out, sizeof out), 2);
     cr_assert_eq(run("--stats x.json", out, sizeof out), 2, "no program");
+}
+
+/* An empty value is named by its option, whichever way it was written. */
+Test(xgpu_run, empty_values_name_the_option)
+{
+    char out[512];
+    cr_assert_eq(run("--stats '' -- true", out, sizeof out), 2);
+    cr_assert_str_eq(out, "xgpu-run: --stats: empty value (give one, or leave the option out)\n");
+    cr_assert_eq(run("--mode= -- true", out, sizeof out), 2);
+    cr_assert_str_eq(out, "xgpu-run: --mode: empty value (give one, or leave the option out)\n");
+    cr_assert_eq(run("--set '' -- true", out, sizeof out), 2);
+    cr_assert_not_null(strstr(out, "xgpu-run: --set: empty value"), "%s", out);
 }
 
 Test(xgpu_run, help_and_missing_program)

@@ -1,8 +1,9 @@
 /*
  * 802-objdump-hostile: inputs that are not device binaries get one clear line and exit
- * status 1, never an unbounded read or a crash: an endless device (/dev/zero), a
- * directory, a host program without device code, an ELF file cut short, and a device
- * binary with one byte changed (the checksum).
+ * status 1, never an unbounded read or a crash: a file that cannot be opened (with the
+ * system's reason), an endless device (/dev/zero), a directory, a host program without
+ * device code, an ELF file cut short, and a device binary with one byte changed (the
+ * checksum). --json with --asm is refused with exit status 2.
  */
 #define _GNU_SOURCE /* memmem */
 #include <criterion/criterion.h>
@@ -31,6 +32,31 @@ static void expect_one_line(const char *path, const char *what)
 Test(objdump_hostile, endless_input_is_bounded)
 {
     expect_one_line("/dev/zero", "not a file xgpu-objdump reads");
+}
+
+/* A file that cannot be opened: the reason, from the system. */
+Test(objdump_hostile, unopenable_files_say_why)
+{
+    expect_one_line("/nonexistent-802", "/nonexistent-802: cannot open: No such file or directory");
+    char *out = NULL;
+    cr_assert_eq(xt_runf(&out, "cd %s && ln -sf loop2 loop1 && ln -sf loop1 loop2", xt_tmpdir()),
+                 0, "%s", out);
+    free(out);
+    expect_one_line(xt_tmp("loop1"), "cannot open: Too many levels of symbolic links");
+}
+
+/* --json and --asm are two whole output formats: asking for both is refused. */
+Test(objdump_hostile, json_and_asm_together_are_refused)
+{
+    char *out = NULL;
+    int rc = xt_runf(&out, OBJDUMP " --json --asm %s", XGPU_BIN_DIR "/xgpu-objdump");
+    cr_expect_eq(rc, 2, "%s", out);
+    cr_expect_str_eq(out, "xgpu-objdump: --json and --asm cannot be combined (each is a whole "
+                          "output format)\n");
+    free(out);
+    rc = xt_runf(&out, OBJDUMP " --asm --json %s", XGPU_BIN_DIR "/xgpu-objdump");
+    cr_expect_eq(rc, 2, "%s", out);
+    free(out);
 }
 
 Test(objdump_hostile, directory)

@@ -10,7 +10,8 @@
  * where the source line changes, `-- phase` lines where a Zorua phase specifier starts),
  * the globals and, when asked, the line table, reuse bits, phase records or CABA assist
  * routines (each with its record and its disassembly; the info names them by default).
- * --json prints the same as one JSON document (schema in docs/gpubin.md). --section
+ * --json prints the same as one JSON document (schema in docs/gpubin.md); --json and
+ * --asm together are refused (exit status 2), as is any unknown option. --section
  * limits the output to info, kernels, text, globals, lines, reuse, phases or assist (with
  * or without the .xgpu. prefix). --source puts the text of each new source line above its
  * instructions (read from the file the line table names; when it cannot be read, a note
@@ -27,6 +28,7 @@
  * All parsing goes through the library's bounds-checked reader; malformed input gives
  * one line `xgpu-objdump: FILE: message` on stderr and exit status 1.
  */
+#include <errno.h>
 #include <gelf.h>
 #include <json-c/json.h>
 #include <libelf.h>
@@ -221,6 +223,7 @@ static uint8_t *read_file(const char *path, size_t *len, char *err, size_t n)
         return NULL;
     }
     FILE *f = fopen(path, "rb");
+    int why = errno; /* fopen's reason, kept for the message */
     uint8_t *buf = NULL;
     size_t cap = 0, got = 0;
     int bad = !f;
@@ -235,9 +238,13 @@ static uint8_t *read_file(const char *path, size_t *len, char *err, size_t n)
             uint8_t *p = realloc(buf, cap = cap ? cap * 2 : 65536);
             if (!(bad = !p))
                 buf = p;
+            else
+                why = ENOMEM;
             continue;
         }
+        errno = 0;
         size_t k = fread(buf + got, 1, cap - got, f);
+        why = errno;
         got += k;
         if (k == 0)
             break;
@@ -246,7 +253,11 @@ static uint8_t *read_file(const char *path, size_t *len, char *err, size_t n)
     if (f)
         fclose(f);
     if (bad || got == 0) {
-        snprintf(err, n, !f ? "cannot open" : bad ? "read error" : "empty file");
+        if (bad)
+            snprintf(err, n, "%s: %s", !f ? "cannot open" : "read error",
+                     strerror(why ? why : EIO));
+        else
+            snprintf(err, n, "empty file");
         free(buf);
         return NULL;
     }
@@ -836,10 +847,12 @@ int main(int argc, char **argv)
     int status = 0, nfiles = 0, source = 0;
     unsigned sec = 0;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0) {
-            fmt = FMT_JSON;
-        } else if (strcmp(argv[i], "--asm") == 0) {
-            fmt = FMT_ASM;
+        if (strcmp(argv[i], "--json") == 0 || strcmp(argv[i], "--asm") == 0) {
+            Format want = argv[i][2] == 'j' ? FMT_JSON : FMT_ASM;
+            if (fmt != FMT_TEXT && fmt != want)
+                return fprintf(stderr, "xgpu-objdump: --json and --asm cannot be combined "
+                                       "(each is a whole output format)\n"), 2;
+            fmt = want;
         } else if (strcmp(argv[i], "--source") == 0) {
             source = 1;
         } else if (strcmp(argv[i], "--section") == 0 && i + 1 < argc) {

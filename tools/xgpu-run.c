@@ -72,7 +72,8 @@ static int run_add_set(RunOptions *o, const char *kv)
     return 0;
 }
 
-/* Matches "--name VALUE" and "--name=VALUE"; advances *i past what it used. */
+/* Matches "--name VALUE" and "--name=VALUE"; advances *i past what it used. A missing or
+ * empty value is reported here, naming the option, and gives *value = NULL. */
 static int run_flag(int argc, char **argv, int *i, const char *name, const char **value)
 {
     size_t n = strlen(name);
@@ -80,16 +81,19 @@ static int run_flag(int argc, char **argv, int *i, const char *name, const char 
         return 0;
     if (argv[*i][n] == '=') {
         *value = argv[*i] + n + 1;
-        return 1;
-    }
-    if (argv[*i][n] != '\0')
+    } else if (argv[*i][n] != '\0') {
         return 0;
-    if (*i + 1 >= argc) {
+    } else if (*i + 1 >= argc) {
         run_fail("missing value for", name);
         *value = NULL;
         return 1;
+    } else {
+        *value = argv[++*i];
     }
-    *value = argv[++*i];
+    if (!**value) {
+        fprintf(stderr, "xgpu-run: %s: empty value (give one, or leave the option out)\n", name);
+        *value = NULL;
+    }
     return 1;
 }
 
@@ -151,8 +155,6 @@ static int run_parse(int argc, char **argv, RunOptions *o)
         }
         if (!v)
             return -1;
-        if (!*v)
-            return run_fail("empty value for", argv[i]);
     }
     if (o->dump || o->list)
         return i < argc ? run_fail("--dump-config and --list-presets take no program", argv[i])
