@@ -156,6 +156,9 @@ EmuStatus emu_launch(EmuDevice *d, EmuModule *m, int kernel, EmuDim3 grid, EmuDi
     s = param_copy(&x, k, params);
     if (!s && timing) {
         s = tm_launch(d, m, kernel, &x, fault, &st.cycles, &ctr, &rep);
+        if (s == EMU_ERR_OUT_OF_MEMORY && !fault->message[0]) /* as functional mode says */
+            emu_oom_message(&x, cap < x.ctas ? cap : x.ctas, fault->message,
+                            sizeof fault->message);
     } else if (!s) {
         if (x.progress)
             emu_progress_begin(d, k->name, 0);

@@ -18,6 +18,7 @@
  * array copies are in bytes along x and in rows along y, as CUDA's are.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -383,8 +384,10 @@ static cudaError_t rt_resource(const struct cudaResourceDesc *r, XgpuTexDesc *d)
         if (d->width == 0 || d->height == 0 || d->pitch < d->width)
             return cudaErrorInvalidValue;
         break;
-    default:
+    case cudaResourceTypeMipmappedArray:
         return rt_unsupported("mipmapped arrays");
+    default: /* rt_object_new has refused it */
+        return cudaErrorInvalidValue;
     }
     cudaError_t e = rt_format(f, &d->nchan, &d->chan_bytes);
     if (e != cudaSuccess)
@@ -433,6 +436,11 @@ static cudaError_t rt_object_new(unsigned long long *out, const struct cudaResou
     memset(&o, 0, sizeof o);
     if (!out || !res)
         return cudaErrorInvalidValue;
+    if ((unsigned)res->resType > cudaResourceTypePitch2D) {
+        fprintf(stderr, "xgpu: invalid %s object: resType %d is not a cudaResourceType\n",
+                surface ? "surface" : "texture", (int)res->resType);
+        return cudaErrorInvalidValue;
+    }
     cudaError_t e = rt_resource(res, &o.d);
     if (e == cudaSuccess && tex)
         e = rt_sampling(tex, &o.d);

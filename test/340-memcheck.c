@@ -2,7 +2,8 @@
  * 340-memcheck.c - guest faults: out-of-bounds global/shared/local accesses, misaligned
  * accesses, use after free, stores to param space, trap and runaway kernels. Each case
  * checks the status and the EmuFault fields (kernel, block, thread, pc, address, source
- * line, message), then that the same device still runs a correct launch.
+ * line, message), then that the same device still runs a correct launch. The accesses
+ * run under emu.memcheck = on, where each is a fault (test 341 has the other modes).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -31,7 +32,9 @@ typedef struct Case {
 
 static Case run_bad(const char *r8, const char *access, int free_first)
 {
+    setenv("XGPU_SET", "emu.memcheck=on", 1); /* the default lets such accesses through */
     Case c = {.d = t_dev()};
+    unsetenv("XGPU_SET");
     char src[1024];
     snprintf(src, sizeof src, fmt, r8, access);
     EmuModule *m = t_load(c.d, src);
@@ -122,6 +125,59 @@ Test(memcheck, write_to_param)
     expect_fault(&c, EMU_ERR_ILLEGAL_ADDRESS, XGPU_PARAM_BASE + 4, "param");
     c = run_bad("8", "ld.param.u32 r10, [r8]", 0);
     expect_fault(&c, EMU_ERR_ILLEGAL_ADDRESS, 8, "param");
+}
+
+/* A load within a descriptor's bytes of a cudaTextureObject_t (or cudaSurfaceObject_t)
+ * argument that fails its check names the object, in every emu.memcheck mode; the same
+ * load through an ordinary pointer argument is reported as what it is. */
+static EmuFault tex_fault(const char *sig, const char *memcheck, int destroyed, EmuStatus *s)
+{
+    static const char *fmt_tex =
+        ".kernel k\n.signature \"%s\"\n.param 8\n.param 8\n"
+        "  ld.param.u64 r2, [0]\n  ld.u32 r4, [r2+24]\n  exit\n";
+    char src[512], set[64];
+    snprintf(src, sizeof src, fmt_tex, sig);
+    snprintf(set, sizeof set, "emu.memcheck=%s", memcheck);
+    setenv("XGPU_SET", set, 1);
+    EmuDevice *d = t_dev();
+    unsetenv("XGPU_SET");
+    EmuModule *m = t_load(d, src);
+    uint64_t p[2] = {12345, 0};
+    if (destroyed) {
+        cr_assert_eq(emu_malloc(d, 240, &p[0]), EMU_OK);
+        cr_assert_eq(emu_free(d, p[0]), EMU_OK);
+    }
+    EmuFault f;
+    *s = emu_launch(d, m, 0, DIM(1, 1, 1), DIM(1, 1, 1), 0, p, 16, NULL, &f);
+    emu_destroy(d);
+    return f;
+}
+
+Test(memcheck, texture_object_arguments)
+{
+    const char *modes[] = {"on", "warn", "off"};
+    EmuStatus s;
+    for (int i = 0; i < 3; i++) {
+        EmuFault f = tex_fault("void k(cudaTextureObject_t t, float *o)", modes[i], 0, &s);
+        cr_expect_eq(s, EMU_ERR_ILLEGAL_ADDRESS, "%s: %s", modes[i], emu_status_name(s));
+        cr_expect_eq(f.address, 12345 + 24);
+        cr_expect_str_eq(f.message, "invalid texture object 0x3039 (kernel argument 0, "
+                         "cudaTextureObject_t t): no texture object has this handle");
+        f = tex_fault("void k(const cudaTextureObject_t, float *o)", modes[i], 1, &s);
+        cr_expect_eq(s, EMU_ERR_ILLEGAL_ADDRESS, "%s: %s", modes[i], emu_status_name(s));
+        cr_expect(strstr(f.message, "(kernel argument 0, cudaTextureObject_t): it was "
+                         "destroyed") != NULL, "%s", f.message);
+    }
+    EmuFault f = tex_fault("void k(cudaSurfaceObject_t s, float *o)", "on", 0, &s);
+    cr_expect(strstr(f.message, "invalid surface object 0x3039 (kernel argument 0, "
+                     "cudaSurfaceObject_t s)") != NULL, "%s", f.message);
+    /* not a texture object: the load's own report */
+    f = tex_fault("void k(unsigned long long t, float *o)", "on", 0, &s);
+    cr_expect_eq(s, EMU_ERR_MISALIGNED);
+    cr_expect(strstr(f.message, "misaligned load of 4 bytes at 0x3051") != NULL, "%s",
+              f.message);
+    f = tex_fault("void k(myTextureObject_t t, float *o)", "on", 1, &s);
+    cr_expect(strstr(f.message, "in freed allocation") != NULL, "%s", f.message);
 }
 
 Test(memcheck, trap)

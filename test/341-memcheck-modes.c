@@ -2,16 +2,19 @@
  * 341-memcheck-modes.c - emu.memcheck = on | warn | off, the spaces named in memory
  * fault reports, and printf's missing arguments.
  *
- * on (the default) ends the launch at the first invalid access; warn and off let it
+ * on ends the launch at the first invalid access; warn (the default) and off let it
  * through (reads return 0, writes are dropped, the launch succeeds) and count it in the
- * statistics; warn also reports the first one, compute-sanitizer style, and a summary
- * line; misaligned accesses fault in every mode. Faults name the space the address
+ * statistics; warn also reports the first one when the launch ends, compute-sanitizer
+ * style, once per launch and the same in timing mode whatever emu.threads, with a
+ * summary line and how to make it an error; misaligned accesses fault in every mode. Faults name the space the address
  * resolved to (EmuFault.space/access/size, and the words of the message the runtime's
  * report is built from), local faults say below or above the thread's frame. The
  * end-to-end cases run test/e2e/emu_memcheck.cu through xgpu-cc and the runtime.
  */
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include "300-emu-util.h"
 #include <criterion/redirect.h>
 #include "xtest.h"
@@ -64,9 +67,9 @@ static Halo run_halo(EmuDevice *d)
     return h;
 }
 
-Test(memcheck_modes, on_is_the_default_and_faults)
+Test(memcheck_modes, on_faults)
 {
-    EmuDevice *d = dev_with("", "functional");
+    EmuDevice *d = dev_with("emu.memcheck=on", "functional");
     Halo h = run_halo(d);
     cr_expect_eq(h.s, EMU_ERR_ILLEGAL_ADDRESS, "%s", emu_status_name(h.s));
     cr_expect_eq(h.f.thread.x, 0);
@@ -112,6 +115,94 @@ Test(memcheck_modes, warn_and_off_read_zero_and_drop_writes, .init = cr_redirect
     expect_let_through("off", "timing");
 }
 
+/* stderr goes to a file (capture), which stderr_text reads whole. */
+static char stderr_path[512];
+
+static void capture(void)
+{
+    snprintf(stderr_path, sizeof stderr_path, "%s", xt_tmp("stderr.txt"));
+    fflush(stderr);
+    int fd = open(stderr_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    cr_assert_geq(fd, 0);
+    cr_assert_geq(dup2(fd, 2), 0);
+    close(fd);
+}
+
+static char *stderr_text(void)
+{
+    fflush(stderr);
+    char *text = xt_read(stderr_path, NULL);
+    cr_assert_not_null(text);
+    return text;
+}
+
+/* The default lets the halo through, and tells once per launch, when it ends: the first
+ * access (lane 0's load below the allocation, at pc 6), how many more, and that
+ * emu.memcheck = on makes them an error. */
+Test(memcheck_modes, warn_is_the_default_and_reports_once_per_launch, .init = capture)
+{
+    const char *modes[] = {"functional", "timing"};
+    for (int i = 0; i < 4; i++) { /* two launches in each mode */
+        EmuDevice *d = dev_with("", modes[i / 2]);
+        Halo h = run_halo(d);
+        cr_assert_eq(h.s, EMU_OK, "%s: %s", modes[i / 2], h.f.message);
+        cr_expect_eq(h.out[0], 1000);
+        cr_expect_eq(h.st.invalid_accesses, 80, "%s", modes[i / 2]);
+        emu_destroy(d);
+    }
+    char *text = stderr_text();
+    cr_expect_eq(xt_count(text, "========= Warning: Invalid __global__ read of size 4 bytes\n"
+                                "=========     at halo+pc 6\n"
+                                "=========     by thread (0,0,0) in block (0,0,0)\n"
+                                "=========     Address 0xfffffffc0: load of 4 bytes at "
+                                "0xfffffffc0 outside any allocation (64 bytes before "
+                                "[0x1000000000, +64)) (emu.memcheck = warn: the load reads 0)\n"
+                                "========= Warning: 79 more invalid accesses in kernel halo"),
+                 4, "two launches in each mode, one report each:\n%s", text);
+    cr_expect_eq(xt_count(text, "emu.memcheck = on makes an invalid access an error"), 4, "%s",
+                 text);
+    free(text);
+}
+
+/* Timing mode: each SM keeps its first invalid access and the launch reports the
+ * earliest, so the SMs tick on several host threads and the report is the same on one. */
+Test(memcheck_modes, timing_report_does_not_depend_on_threads, .init = capture)
+{
+    /* every lane of every CTA loads 64 bytes below the allocation; every CTA but CTA 1
+     * loops 400 times first, so CTA 1's access (on its own SM) is the launch's first */
+    const char *src =
+        ".kernel k\n.param 8\n  ld.param.u64 r2, [0]\n  s2r r0, %ctaid.x\n"
+        "  set.eq.u32 r1, r0, 1\n  mov.u32 r3, 400\n  mov.u32 r6, 0\n  sel.u32 r3, r6, r3, r1\n"
+        "loop:\n  set.ne.u32 r4, r3, 0\n  add.u32 r3, r3, -1\n  brc r4, loop, done\n"
+        "done:\n  ld.global.u32 r5, [r2-64]\n  exit\n";
+    char *first = NULL;
+    const char *sets[] = {"emu.threads=1", "emu.threads=2"};
+    for (int i = 0; i < 2; i++) {
+        setenv("XGPU_SET", sets[i], 1);
+        setenv("XGPU_MODE", "timing", 1);
+        EmuDevice *d = t_dev();
+        unsetenv("XGPU_SET");
+        EmuModule *m = t_load(d, src);
+        uint64_t buf;
+        cr_assert_eq(emu_malloc(d, 64, &buf), EMU_OK);
+        EmuLaunchStats st;
+        cr_assert_eq(emu_launch(d, m, 0, DIM(4, 1, 1), DIM(64, 1, 1), 0, &buf, 8, &st, NULL),
+                     EMU_OK);
+        cr_expect_eq(st.invalid_accesses, 256);
+        emu_destroy(d);
+        char *text = stderr_text();
+        if (!first) {
+            first = text;
+            continue;
+        }
+        cr_expect_str_eq(text + strlen(first), first, "one thread, then two");
+        free(text);
+    }
+    cr_expect(strstr(first, "in block (1,0,0)") != NULL, "%s", first);
+    cr_expect(strstr(first, "255 more invalid accesses") != NULL, "%s", first);
+    free(first);
+}
+
 Test(memcheck_modes, invalid_accesses_in_the_stats_json)
 {
     EmuDevice *d = dev_with("emu.memcheck=off", "functional");
@@ -152,7 +243,7 @@ static EmuFault fault_of(const char *body, uint32_t local)
 {
     char src[1024];
     snprintf(src, sizeof src, ".kernel k\n.shared 256\n.local %u\n%s  exit\n", local, body);
-    EmuDevice *d = dev_with("", "functional");
+    EmuDevice *d = dev_with("emu.memcheck=on", "functional");
     EmuModule *m = t_load(d, src);
     EmuFault f;
     cr_expect_neq(t_launch(d, m, "k", DIM(1, 1, 1), DIM(1, 1, 1), NULL, 0, &f), EMU_OK, "%s",
@@ -229,6 +320,11 @@ Test(memcheck_e2e, halo_read_under_warn_completes)
     cr_expect(strstr(out, "PASS") && !strstr(out, "========="), "%s", out);
     free(out);
     rc = run_e2e("", "halo", &out);
+    cr_expect_eq(rc, 0, "the default is warn: %s", out);
+    cr_expect(strstr(out, "PASS") && strstr(out, "========= Warning: Invalid __global__ read"),
+              "%s", out);
+    free(out);
+    rc = run_e2e("emu.memcheck=on", "halo", &out);
     cr_expect_neq(rc, 0, "%s", out);
     cr_expect(strstr(out, "========= Invalid __global__ read of size 4 bytes") != NULL, "%s", out);
     cr_expect(strstr(out, "cudaErrorIllegalAddress") != NULL, "%s", out);
@@ -238,11 +334,11 @@ Test(memcheck_e2e, halo_read_under_warn_completes)
 Test(memcheck_e2e, reports_name_shared_and_local)
 {
     char *out = NULL;
-    run_e2e("", "shared", &out);
+    run_e2e("emu.memcheck=on", "shared", &out);
     cr_expect(strstr(out, "Invalid __shared__ read of size 4 bytes") != NULL, "%s", out);
     cr_expect(strstr(out, "Address 0x2:") != NULL, "%s", out);
     free(out);
-    run_e2e("", "local", &out);
+    run_e2e("emu.memcheck=on", "local", &out);
     cr_expect(strstr(out, "Invalid __local__ write of size 4 bytes") != NULL, "%s", out);
     cr_expect(strstr(out, "12 bytes below the thread's") != NULL, "%s", out);
     cr_expect(strstr(out, "outside any allocation") == NULL, "%s", out);

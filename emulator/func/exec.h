@@ -175,8 +175,14 @@ struct EmuExec {
      * such an access reads (zeroed each time) and writes (dropped) */
     uint32_t memcheck;
     uint64_t bad_accesses;
-    uint64_t *bad_seen;   /* timing mode: the launch's count over every SM (the first is
-                           * reported); NULL: bad_accesses is the launch's */
+    uint64_t *bad_seen;   /* unused (the timing model still points it at a counter of its
+                           * own): each context keeps its own first access, below */
+    /* emu.memcheck = warn: the first invalid access this context let through, as the
+     * report emu_memcheck_end prints, and the cycle it happened in (timing mode: each
+     * SM's context has its own, and the launch's first is the earliest, lowest SM first:
+     * emu_memcheck_take) */
+    EmuFault bad_first;
+    uint64_t bad_cycle;
     /* emu.simt = its: a divergent path that branched backward emu.its_spin times in a row
      * yields (exec_ctrl.c); 0 with ipdom */
     uint32_t its_spin;
@@ -232,9 +238,14 @@ uint8_t *emu_mem_bad(EmuExec *x, const EmuWarp *w, const EmuInsn *in, unsigned s
  * Returns EXEC_FAULT. */
 int emu_mem_fault(EmuExec *x, const EmuWarp *w, uint64_t a, unsigned size, unsigned lane,
                   const char *what);
-/* At the end of a launch with emu.memcheck = warn: "N more invalid accesses" on stderr
- * when there were more than one. */
+/* At the end of a launch with emu.memcheck = warn: the report of the first invalid
+ * access (once per launch), then "N more invalid accesses" when there were more. */
 void emu_memcheck_end(const EmuExec *x);
+/* Timing mode, at the end of a launch: the first invalid access an SM's context y let
+ * through becomes the launch's (x's) when it happened before x's, in cycles; SMs are
+ * taken in SM order, so of one cycle's the lowest SM's stays, as when the SMs tick on
+ * one thread. Counts nothing (the caller sums bad_accesses). */
+void emu_memcheck_take(EmuExec *x, const EmuExec *y);
 
 /* launch.c: x->winsns reached x->stop. Returns 1 when that is the budget (the caller
  * reports the timeout with emu_exec_timeout), else prints progress when due, sets
@@ -297,6 +308,9 @@ void emu_grid_release(EmuExec *x, EmuCta *c);
  * needs). */
 uint64_t emu_grid_capacity(const struct EmuDevice *d, const XKernel *k, uint32_t nwarps,
                            uint64_t shared);
+/* Why a launch could not run for want of host memory: "out of host memory for N CTAs of
+ * T threads (L bytes of local memory per thread)", N the CTAs held at once. */
+void emu_oom_message(const EmuExec *x, uint64_t nctas, char *buf, size_t n);
 /* Functional mode: runs the grid x describes (kernel k of m, nrows register rows per
  * warp) to the end or the first fault, which it describes in *fault. */
 EmuStatus emu_func_run(EmuExec *x, const EmuModule *m, const XKernel *k, uint32_t nrows,

@@ -218,6 +218,13 @@ static uint64_t resident_ctas(const EmuDevice *d, const XKernel *k, const EmuExe
     return n < x->ctas ? n : x->ctas;
 }
 
+void emu_oom_message(const EmuExec *x, uint64_t nctas, char *buf, size_t n)
+{
+    snprintf(buf, n, "out of host memory for %llu CTAs of %u threads (%llu bytes of local "
+             "memory per thread)", (unsigned long long)nctas, x->nwarps * XGPU_WARP_SIZE,
+             (unsigned long long)x->local_size);
+}
+
 /* The grid barrier, once every live CTA waits at it: all are released. */
 static void grid_release(EmuExec *x, EmuCta *res, uint64_t nres, uint64_t live)
 {
@@ -242,9 +249,7 @@ EmuStatus emu_func_run(EmuExec *x, const EmuModule *m, const XKernel *k, uint32_
         if (!(s = emu_cta_alloc(&res[i], x, nrows)))
             emu_cta_start(x, &res[i], cta_id(x, next));
     if (s)
-        snprintf(fault->message, sizeof fault->message, "out of host memory for %llu CTAs of %u "
-                 "threads (%llu bytes of local memory each)", (unsigned long long)nres,
-                 x->nwarps * XGPU_WARP_SIZE, (unsigned long long)x->local_size);
+        emu_oom_message(x, nres, fault->message, sizeof fault->message);
     while (!s && live) {
         for (uint64_t i = 0; i < nres && !s; i++) {
             EmuCta *c = &res[i];

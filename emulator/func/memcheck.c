@@ -10,14 +10,23 @@
  * space; an atomic on local memory; global addresses as memory.c explains them. The
  * space, the access and its size also go to EmuFault.space/access/size.
  *
- * emu.memcheck = on: the access is a fault that ends the launch (EMU_ERR_MISALIGNED or
- * EMU_ERR_ILLEGAL_ADDRESS). warn: the first invalid access of a launch is reported on
- * stderr as compute-sanitizer would report it, marked "Warning:", and the rest are
- * counted ("N more invalid accesses" when the launch ends); the lane reads zeros and its
- * writes are dropped (x->scratch), as an unchecked access behaves on a GPU when it does
- * not fault. off: the same without the report. A misaligned access is a fault in every
- * mode: GPUs fault on those, sanitizer or not. Nothing here touches memory outside the
- * emulator's own buffers.
+ * emu.memcheck = warn (the default): the access does not stop the program, as on a GPU,
+ * which serves a read just outside an allocation from whatever memory is mapped there:
+ * the lane reads zeros and its writes are dropped (x->scratch). The first such access
+ * of a launch is reported on stderr when the launch ends, as compute-sanitizer would
+ * report it but marked "Warning:", with the number of the others and how to make them
+ * an error. on: the access is a fault that ends the launch (EMU_ERR_MISALIGNED or
+ * EMU_ERR_ILLEGAL_ADDRESS). off: as warn, without the report. A misaligned access is a
+ * fault in every mode (GPUs fault on those, sanitizer or not), and so is a load that
+ * reads the descriptor of a texture or surface object that is not one (below). Nothing
+ * here touches memory outside the emulator's own buffers.
+ *
+ * A texture or surface object is the device address of its descriptor (XgpuTexDesc,
+ * texture_types.h), which the fetch functions read with ordinary loads. A load that
+ * fails its check within a descriptor's bytes of a kernel argument whose source type is
+ * cudaTextureObject_t or cudaSurfaceObject_t (the kernel's recorded signature) is named
+ * for what it is: an invalid texture object, destroyed or never created, rather than a
+ * misaligned load or a read of a freed allocation the program never made.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -112,18 +121,130 @@ static void why_window(const EmuExec *x, const Where *wh, unsigned size, int sto
     (void)size;
 }
 
-/* Describes the failed access into x's fault fields; returns its status. align: the
- * access has an alignment rule (printf's reads have none). */
+/* --- texture and surface objects --------------------------------------------------- */
+
+#define TEXDESC_BYTES 96u /* sizeof(XgpuTexDesc): the bytes a fetch reads at a handle */
+
+typedef struct TexArg {
+    uint32_t index;     /* the kernel argument */
+    int surface;        /* cudaSurfaceObject_t, else cudaTextureObject_t */
+    uint64_t handle;    /* its value */
+    char name[48];      /* its name in the signature, or "" */
+} TexArg;
+
+static int ident_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_';
+}
+
+/* Parameter i of signature sig ("void k(cudaTextureObject_t t, float *o)"): its text at
+ * *at, *len bytes. The list is the parenthesised group that ends the signature; its
+ * parameters are split at commas outside (), <>, [] and {}. Returns 0 when it has no
+ * parameter i. */
+static int sig_param(const char *sig, uint32_t i, const char **at, size_t *len)
+{
+    const char *end = strrchr(sig, ')'), *p = end;
+    int depth = 0;
+    for (; p && p >= sig; p--) { /* back to the '(' that opens the list */
+        depth += *p == ')' ? 1 : *p == '(' ? -1 : 0;
+        if (!depth)
+            break;
+    }
+    if (!p || p < sig)
+        return 0;
+    const char *start = ++p;
+    uint32_t n = 0;
+    for (depth = 0; p <= end; p++) {
+        if (p == end || (*p == ',' && !depth)) {
+            if (n++ == i) {
+                *at = start, *len = (size_t)(p - start);
+                return 1;
+            }
+            start = p + 1;
+        }
+        depth += strchr("(<[{", *p) ? 1 : strchr(")>]}", *p) ? -1 : 0;
+    }
+    return 0;
+}
+
+/* Whether the n bytes at s hold identifier word, whole. */
+static int has_word(const char *s, size_t n, const char *word)
+{
+    size_t w = strlen(word);
+    for (size_t k = 0; k + w <= n; k++)
+        if (!memcmp(s + k, word, w) && (k == 0 || !ident_char(s[k - 1])) &&
+            (k + w == n || !ident_char(s[k + w])))
+            return 1;
+    return 0;
+}
+
+/* Whether address a lies within a descriptor's bytes of a texture or surface object
+ * argument of the kernel (*t: which). */
+static int tex_arg(const EmuExec *x, uint64_t a, TexArg *t)
+{
+    const XKernel *k = x->kern;
+    if (!k || !x->param || !k->signature || !k->signature[0])
+        return 0;
+    for (uint32_t i = 0; i < k->nparams; i++) {
+        const XParam *p = &k->params[i];
+        uint64_t v;
+        if (p->size != 8 || (uint64_t)p->offset + 8 > x->param_size)
+            continue;
+        memcpy(&v, x->param + p->offset, 8);
+        const char *at;
+        size_t len;
+        if (a - v >= TEXDESC_BYTES || !sig_param(k->signature, i, &at, &len))
+            continue;
+        int tex = has_word(at, len, "cudaTextureObject_t");
+        if (!tex && !has_word(at, len, "cudaSurfaceObject_t"))
+            continue;
+        size_t e = len, b;
+        while (e && !ident_char(at[e - 1]))
+            e--;
+        for (b = e; b && ident_char(at[b - 1]); b--)
+            ;
+        *t = (TexArg){.index = i, .surface = !tex, .handle = v};
+        if (e > b && !has_word(at + b, e - b, tex ? "cudaTextureObject_t" : "cudaSurfaceObject_t"))
+            snprintf(t->name, sizeof t->name, " %.*s", (int)(e - b), at + b);
+        return 1;
+    }
+    return 0;
+}
+
+/* The fault of a load through texture or surface object argument t. */
+static void tex_fault(EmuExec *x, const TexArg *t, uint64_t a, unsigned lane)
+{
+    const char *what = t->surface ? "surface" : "texture";
+    emu_exec_fault(x, EMU_ERR_ILLEGAL_ADDRESS, lane, a, "invalid %s object 0x%llx (kernel "
+                   "argument %u, cuda%sObject_t%s): %s", what, (unsigned long long)t->handle,
+                   t->index, t->surface ? "Surface" : "Texture", t->name,
+                   emu_mem_freed(x->mem, t->handle) ? "it was destroyed"
+                   : t->surface ? "no surface object has this handle"
+                                : "no texture object has this handle");
+}
+
+/* --- describing an access --------------------------------------------------------------- */
+
+/* Describes the failed access into x's fault fields; returns its status, and in *fatal
+ * whether it faults whatever emu.memcheck says (misaligned; an invalid texture object).
+ * align: the access has an alignment rule (printf's reads have none). */
 static EmuStatus describe(EmuExec *x, unsigned space, uint64_t a, unsigned size, int store,
-                          unsigned lane, int align)
+                          unsigned lane, int align, int *fatal)
 {
     Where wh;
+    TexArg t;
     char why[160];
     EmuStatus s = EMU_ERR_ILLEGAL_ADDRESS;
     where_of(space, a, &wh);
     const char *sp = wh.space == XS_SHARED || wh.space == XS_LOCAL || wh.space == XS_PARAM
                          ? window_name(wh.space) : "";
-    if (align && (a & (size - 1))) {
+    *fatal = 0;
+    if (!store && space != XS_TEX && wh.space == XS_GLOBAL && !wh.below && tex_arg(x, a, &t)) {
+        tex_fault(x, &t, a, lane);
+        *fatal = 1;
+    } else if (align && (a & (size - 1))) {
+        *fatal = 1;
         s = EMU_ERR_MISALIGNED;
         emu_exec_fault(x, s, lane, a, "misaligned %s of %u bytes at %s%s%s%s",
                        access_names[store], size, wh.at, wh.below ? " (below the " : "",
@@ -146,30 +267,29 @@ static EmuStatus describe(EmuExec *x, unsigned space, uint64_t a, unsigned size,
     return s;
 }
 
-/* The warning for the first invalid access of a launch (emu.memcheck = warn). */
-static void warn_first(EmuExec *x, const EmuWarp *w, const EmuInsn *in, int store)
+/* Keeps the first invalid access this context lets through (emu.memcheck = warn), and
+ * the cycle, for the report at the end of the launch. */
+static void note_first(EmuExec *x, const EmuWarp *w, const EmuInsn *in, int store)
 {
-    EmuFault f;
-    memset(&f, 0, sizeof f);
-    emu_fill_fault_at(&f, x, x->mod, x->kern, w, (uint32_t)(in - x->code));
-    size_t len = strlen(f.message);
-    snprintf(f.message + len, sizeof f.message - len, " (emu.memcheck = warn: %s)",
+    EmuFault *f = &x->bad_first;
+    memset(f, 0, sizeof *f);
+    emu_fill_fault_at(f, x, x->mod, x->kern, w, (uint32_t)(in - x->code));
+    size_t len = strlen(f->message);
+    snprintf(f->message + len, sizeof f->message - len, " (emu.memcheck = warn: %s)",
              store == 0 ? "the load reads 0" : store == 1 ? "the store is dropped"
                         : "the atomic reads 0 and its store is dropped");
-    emu_fault_print(stderr, &f, "Warning: ");
+    x->bad_cycle = x->now ? *x->now : 0;
 }
 
 uint8_t *emu_mem_bad(EmuExec *x, const EmuWarp *w, const EmuInsn *in, unsigned space,
                      uint64_t a, unsigned size, int store, unsigned lane)
 {
-    EmuStatus s = describe(x, space, a, size, store, lane, 1);
-    if (x->memcheck == EMU_MEMCHECK_ON || s == EMU_ERR_MISALIGNED || size > sizeof x->scratch)
+    int fatal;
+    describe(x, space, a, size, store, lane, 1, &fatal);
+    if (x->memcheck == EMU_MEMCHECK_ON || fatal || size > sizeof x->scratch)
         return NULL;
-    uint64_t *seen = x->bad_seen ? x->bad_seen : &x->bad_accesses;
-    if (x->memcheck == EMU_MEMCHECK_WARN && *seen == 0)
-        warn_first(x, w, in, store);
-    if (x->bad_seen && x->memcheck == EMU_MEMCHECK_WARN) /* warn runs on one thread */
-        (*x->bad_seen)++;
+    if (x->memcheck == EMU_MEMCHECK_WARN && x->bad_accesses == 0)
+        note_first(x, w, in, store);
     x->bad_accesses++;
     x->fstatus = EMU_OK;
     memset(x->scratch, 0, sizeof x->scratch);
@@ -180,7 +300,8 @@ int emu_mem_fault(EmuExec *x, const EmuWarp *w, uint64_t a, unsigned size, unsig
                   const char *what)
 {
     (void)w;
-    describe(x, XS_GENERIC, a, size, 0, lane, 0);
+    int fatal;
+    describe(x, XS_GENERIC, a, size, 0, lane, 0, &fatal);
     char why[sizeof x->fmsg];
     memcpy(why, x->fmsg, sizeof why);
     int len = snprintf(x->fmsg, sizeof x->fmsg, "%s: ", what);
@@ -192,13 +313,26 @@ int emu_mem_fault(EmuExec *x, const EmuWarp *w, uint64_t a, unsigned size, unsig
     return EXEC_FAULT;
 }
 
+void emu_memcheck_take(EmuExec *x, const EmuExec *y)
+{
+    if (y->bad_first.kernel[0] && (!x->bad_first.kernel[0] || y->bad_cycle < x->bad_cycle)) {
+        x->bad_first = y->bad_first;
+        x->bad_cycle = y->bad_cycle;
+    }
+}
+
 void emu_memcheck_end(const EmuExec *x)
 {
-    if (x->memcheck != EMU_MEMCHECK_WARN || x->bad_accesses < 2)
+    if (x->memcheck != EMU_MEMCHECK_WARN || !x->bad_accesses || !x->bad_first.kernel[0])
         return;
-    fprintf(stderr, "========= Warning: %" PRIu64 " more invalid accesses in kernel %s "
-            "(emu.memcheck = warn: reads returned 0, writes were dropped)\n",
-            x->bad_accesses - 1, x->kern ? x->kern->name : "?");
+    emu_fault_print(stderr, &x->bad_first, "Warning: ");
+    if (x->bad_accesses > 1)
+        fprintf(stderr, "========= Warning: %" PRIu64 " more invalid accesses in kernel %s "
+                "(emu.memcheck = warn: reads returned 0, writes were dropped)\n",
+                x->bad_accesses - 1, x->bad_first.kernel);
+    fprintf(stderr, "=========     The launch went on; emu.memcheck = on makes an invalid access "
+            "an error that ends it (XGPU_SET=emu.memcheck=on, or xgpu-run --set "
+            "emu.memcheck=on)\n");
 }
 
 /* --- reports (emu.h) ------------------------------------------------------------------ */

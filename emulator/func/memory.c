@@ -151,6 +151,17 @@ const EmuAlloc *emu_mem_lookup(const EmuMem *m, uint64_t addr, uint64_t bytes)
     return &m->live[i];
 }
 
+const EmuRange *emu_mem_freed(const EmuMem *m, uint64_t addr)
+{
+    size_t kept = m->nfreed < EMU_FREED_KEEP ? m->nfreed : EMU_FREED_KEEP;
+    for (size_t k = 0; k < kept; k++) {
+        const EmuRange *r = &m->freed[(m->nfreed - 1 - k) % EMU_FREED_KEEP];
+        if (addr >= r->base && addr - r->base < (r->size ? r->size : 1))
+            return r;
+    }
+    return NULL;
+}
+
 void emu_mem_explain(const EmuMem *m, uint64_t addr, uint64_t bytes, char *buf, size_t n)
 {
     long i = mem_index(m, addr);
@@ -160,14 +171,11 @@ void emu_mem_explain(const EmuMem *m, uint64_t addr, uint64_t bytes, char *buf, 
                  (unsigned long long)a->base, (unsigned long long)a->size);
         return;
     }
-    size_t kept = m->nfreed < EMU_FREED_KEEP ? m->nfreed : EMU_FREED_KEEP;
-    for (size_t k = 0; k < kept; k++) {
-        const EmuRange *r = &m->freed[(m->nfreed - 1 - k) % EMU_FREED_KEEP];
-        if (addr >= r->base && addr - r->base < (r->size ? r->size : 1)) {
-            snprintf(buf, n, "in freed allocation [0x%llx, +%llu)",
-                     (unsigned long long)r->base, (unsigned long long)r->size);
-            return;
-        }
+    const EmuRange *r = emu_mem_freed(m, addr);
+    if (r) {
+        snprintf(buf, n, "in freed allocation [0x%llx, +%llu)", (unsigned long long)r->base,
+                 (unsigned long long)r->size);
+        return;
     }
     (void)bytes;
     /* the nearest live allocations below and above addr (the table is sorted) */

@@ -63,5 +63,7 @@ const EmuAlloc *emu_mem_lookup(const EmuMem *m, uint64_t addr, uint64_t bytes);
  * freed allocation [...]" or "past the end of allocation [...]". */
 #define EMU_NEAR_BYTES 4096u
 void emu_mem_explain(const EmuMem *m, uint64_t addr, uint64_t bytes, char *buf, size_t n);
+/* The remembered freed allocation that held addr (the most recent), or NULL. */
+const EmuRange *emu_mem_freed(const EmuMem *m, uint64_t addr);
 
 #endif

@@ -538,16 +538,17 @@ static void gpu_awake_free(TmGpu *g, unsigned n)
 /* Whether the SMs may tick on several threads in this launch: emu.threads asks for it,
  * and nothing an SM does during its tick reaches state another SM or the device shares.
  * Not so (the SMs then tick on one thread; the results are the same) for a kernel that
- * calls printf (one FIFO, filled in issue order), with emu.memcheck = warn (the first
- * invalid access of the launch is reported), reuse profiling, managed memory that
- * migrates (one migration engine), or an observer of the requests (mem.observer). */
+ * calls printf (one FIFO, filled in issue order), reuse profiling, managed memory that
+ * migrates (one migration engine), or an observer of the requests (mem.observer). With
+ * emu.memcheck = warn each SM keeps its own first invalid access, and the launch reports
+ * the earliest (gpu_sum_exec). */
 static unsigned gpu_threads(const TmGpu *g)
 {
     const EmuConfig *c = g->cfg;
     unsigned n = c->emu_threads ? c->emu_threads : tm_host_cores();
     if (n > g->nsm)
         n = g->nsm;
-    if (n < 2 || g->x->memcheck == EMU_MEMCHECK_WARN || g->x->reuse ||
+    if (n < 2 || g->x->reuse ||
         (g->obs && g->obs->request) || (g->d->uvm.on && g->d->uvm.n))
         return 1;
     for (uint32_t pc = 0; pc < g->kc->count; pc++)
@@ -777,7 +778,7 @@ static EmuStatus gpu_run(TmGpu *g, EmuFault *fault)
 
 /* After the loop: the SMs' refusals counted while they slept reach the counters, and the
  * launch's execution context gets what the SMs' counted (instructions, invalid
- * accesses, printf bytes). */
+ * accesses and the first of them, printf bytes). */
 static void gpu_sum_exec(TmGpu *g)
 {
     EmuExec *x = g->x;
@@ -785,6 +786,7 @@ static void gpu_sum_exec(TmGpu *g)
         const EmuExec *y = &g->sm[i]->x;
         if (g->mem)
             memsys_take(g->mem, i);
+        emu_memcheck_take(x, y);
         x->winsns += y->winsns, x->tinsns += y->tinsns, x->bad_accesses += y->bad_accesses;
         x->pf_bytes += y->pf_bytes, x->pf_dropped += y->pf_dropped;
     }
