@@ -207,6 +207,14 @@ Test(stats_streaming, a_file_that_cannot_be_written_costs_one_line, .timeout = 6
     cr_expect_str_eq(r.out, "start\ncudaSuccess\n");
     one_line(r.err, want);
     run_free(&r);
+    /* a directory */
+    snprintf(a, sizeof a, "XGPU_STATS=%s", xt_tmpdir());
+    snprintf(want, sizeof want, "xgpu: cannot write statistics to %s: Is a directory\n",
+             a + 11);
+    r = run(bin, 3, 0, env);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    one_line(r.err, want);
+    run_free(&r);
 }
 
 /* Timing launches are written once the timing model has added their counters. */

@@ -77,7 +77,11 @@ void emu_stream_timing(EmuDevice *d, EmuStatsStream *s, size_t i, const TmCounte
 static FILE *stream_open(EmuStatsStream *s, const char *path)
 {
     struct stat sb;
-    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode))
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        errno = EISDIR;
+        return NULL;
+    }
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
         return fopen(path, "w");
     size_t n = strlen(path) + 40;
     if (!(s->tmp = malloc(n)))
