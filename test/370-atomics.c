@@ -289,7 +289,9 @@ static EmuStatus run_fault(const char *addr_code, const char *atomic, EmuFault *
     snprintf(src, sizeof src,
              ".kernel k\n.param 8\n.shared 16\n.local 16\n  ld.param.u64 r2, [0]\n%s\n"
              "  mov.u32 r6, 1\n  mov.u64 r6, 1\n  %s\n  exit\n", addr_code, atomic);
+    setenv("XGPU_SET", "emu.memcheck=on", 1); /* every invalid access a fault */
     EmuDevice *d = t_dev();
+    unsetenv("XGPU_SET");
     EmuModule *m = t_load(d, src);
     uint64_t buf, freed;
     cr_assert_eq(emu_malloc(d, 64, &buf), EMU_OK);

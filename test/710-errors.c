@@ -43,6 +43,7 @@ static XtFatWrapper wrapper;
 
 static void setup(void)
 {
+    setenv("XGPU_SET", "emu.memcheck=on", 1); /* invalid accesses are faults */
     wrapper = (XtFatWrapper){0x466243b1, 1, xt_fat_from_asm(copy_src), NULL};
     void **h = __cudaRegisterFatBinary(&wrapper);
     __cudaRegisterFunction(h, (const void *)stub_copy, "copy", "copy", -1, NULL, NULL, NULL,

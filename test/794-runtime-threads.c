@@ -109,6 +109,7 @@ static void *thread_sync(void *arg)
 
 Test(threads, sticky_errors_are_the_process_s)
 {
+    setenv("XGPU_SET", "emu.memcheck=on", 1); /* the wild store is a fault */
     wrapper = (XtFatWrapper){XT_FAT_MAGIC, 1, xt_fat_from_asm(fault_src), NULL};
     void **h = __cudaRegisterFatBinary(&wrapper);
     __cudaRegisterFunction(h, (const void *)stub_wild, "wild", "wild", -1, NULL, NULL, NULL,

@@ -1,5 +1,5 @@
-// A launch written with spaces inside the chevrons, accepted by nvcc: clang rejects it,
-// and xgpu-cc adds a note at the launch that says what to write.
+// A launch written with spaces inside the chevrons, as nvcc accepts it: xgpu-cc joins the
+// chevrons in a copy of the source (lines and columns unchanged) before clang reads it.
 #include <cuda_runtime.h>
 __global__ void k(int *p) { p[threadIdx.x] = threadIdx.x; }
 int main()
