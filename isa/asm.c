@@ -9,8 +9,9 @@
  * file. Sub-operations (.add, .down, .ballot, .popc, .sin, ...) are looked up before
  * the flags, so `vote.uni` is a vote; opcodes that have one require it. `atom`,
  * `atomcas` and `barred` (optional third operand: the barrier number) have their own
- * operand forms. Every instruction is validated (xisa_validate) with the line it came from, and
- * the finished module passes gb_check, so anything assembled can be written and read.
+ * operand forms; ld/st take `.aN`, a required alignment (XInsn.sub = log2 N). Every
+ * instruction is validated (xisa_validate) with the line it came from, and the finished
+ * module passes gb_check, so anything assembled can be written and read.
  *
  * Directives beyond the ones listed in gpubin.h, so that a disassembly reproduces a
  * module exactly: .producer STR, .options STR, .signature STR, .file STR (declares the
@@ -270,10 +271,26 @@ static int lookup_sub(const XInsn *in, const char *s)
     return v < 0 ? -1 : v + (int)lo;
 }
 
+/* ld/st's `.aN`: a required alignment of N bytes (a power of two; xisa_validate checks
+ * that it exceeds the access and is at most 16). Returns log2 N, or -1 when s is not one. */
+static int mem_align_suffix(const XInsn *in, const char *s)
+{
+    if ((in->op != XOP_ld && in->op != XOP_st) || s[0] != 'a' || s[1] < '1' || s[1] > '9')
+        return -1;
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(s + 1, &end, 10);
+    if (*end || errno || v < 2 || v > 128 || (v & (v - 1)))
+        return -1;
+    return __builtin_ctzl(v);
+}
+
 static int parse_suffix(Asm *a, XInsn *in, const char *s, int *ntypes, int *nsub)
 {
     int v;
-    if (*nsub == 0 && (v = lookup_sub(in, s)) >= 0)
+    if ((v = mem_align_suffix(in, s)) >= 0 && !in->sub)
+        in->sub = (uint8_t)v;
+    else if (*nsub == 0 && (v = lookup_sub(in, s)) >= 0)
         in->sub = (uint8_t)v, (*nsub)++;
     else if (in->op == XOP_set && (v = lex_lookup(xisa_cmp_names, XCMP_COUNT, s)) >= 0)
         in->mod = (uint8_t)v;

@@ -9,8 +9,9 @@
  * Invariants checked by xisa_validate (the reader relies on them, the emulator may):
  *   - op, type, type2, mod, sub and flags are in range and meaningful for the opcode
  *     (sub: the opcode's XAtom/XShfl/XVote/XRed/XMath range, unary or binary math by
- *     opcode; atomics only on generic, global and shared memory; the 32-bit-only ops
- *     shfl, vote, actmask, barred, prmt and vprintf are untyped or carry a 32-bit type);
+ *     opcode; on ld/st 0 or the log2 of an alignment above the access size, at most
+ *     16; atomics only on generic, global and shared memory; the 32-bit-only ops shfl,
+ *     vote, actmask, barred, prmt and vprintf are untyped or carry a 32-bit type);
  *   - unused register slots are RZ, pad is zero, unused imm/target/reconv are zero;
  *   - a 64-bit operand names an even register (or RZ);
  *   - branch targets are < ncode and reconvergence points <= ncode.
@@ -91,6 +92,14 @@ static const struct {
 };
 
 unsigned xisa_type_size(XType t) { return t < XT_COUNT ? type_props[t].size : 0; }
+
+unsigned xisa_mem_align(const XInsn *in)
+{
+    if ((in->op == XOP_ld || in->op == XOP_st) && in->sub && in->sub < 8)
+        return 1u << in->sub;
+    return xisa_type_size((XType)in->type);
+}
+
 int xisa_type_is_float(XType t) { return t < XT_COUNT && type_props[t].is_float; }
 int xisa_type_is_signed(XType t) { return t < XT_COUNT && type_props[t].is_signed; }
 unsigned xisa_type_regs(XType t) { return xisa_type_size(t) == 8 ? 2 : 1; }
@@ -340,10 +349,30 @@ static int atom_type_ok(unsigned sub, XType t)
     }
 }
 
+/* ld/st's required alignment (sub): none, or a power of two above the access size and at
+ * most XISA_MEM_ALIGN_MAX. */
+static int check_mem_align(const XInsn *in, const char *name, char *err, size_t n)
+{
+    unsigned size = xisa_type_size((XType)in->type);
+    if (!in->sub)
+        return 0;
+    if (in->sub >= 32)
+        return fail(err, n, "%s: alignment sub %u out of range 0..4", name, in->sub);
+    if ((1u << in->sub) > XISA_MEM_ALIGN_MAX)
+        return fail(err, n, "%s: alignment %u out of range (at most %u bytes)", name,
+                    1u << in->sub, XISA_MEM_ALIGN_MAX);
+    if ((1u << in->sub) <= size)
+        return fail(err, n, "%s: alignment %u is not larger than the %u-byte access", name,
+                    1u << in->sub, size);
+    return 0;
+}
+
 /* The sub-operation: in the opcode's range (zero for opcodes without one). */
 static int check_sub(const XInsn *in, const char *name, char *err, size_t n)
 {
     unsigned lo, hi;
+    if (in->op == XOP_ld || in->op == XOP_st)
+        return check_mem_align(in, name, err, n);
     const char *const *names = xisa_sub_names(in->op, &lo, &hi);
     if (!names)
         return in->sub ? fail(err, n, "%s: sub-operation %u out of range", name, in->sub) : 0;
@@ -479,7 +508,7 @@ static void put_suffixes(Out *o, const XInsn *in)
     const char *const *subs = xisa_sub_names(in->op, &lo, &hi);
     if (subs && in->sub >= lo && in->sub < hi)
         put(o, ".%s", subs[in->sub]);
-    else if (in->sub)
+    else if (in->sub && in->op != XOP_ld && in->op != XOP_st)
         put(o, ".sub%u", in->sub);
     if (in->op == XOP_hmma) /* layouts of A and B, formats of D and C */
         put(o, ".%s.%s.%s.%s", in->mod & XHMMA_ACOL ? "col" : "row",
@@ -493,6 +522,8 @@ static void put_suffixes(Out *o, const XInsn *in)
         put(o, ".%s", xisa_type_names[in->type]);
     if (in->type2 && in->type2 < XT_COUNT)
         put(o, ".%s", xisa_type_names[in->type2]);
+    if ((in->op == XOP_ld || in->op == XOP_st) && in->sub) /* required alignment */
+        put(o, in->sub < 32 ? ".a%u" : ".sub%u", in->sub < 32 ? 1u << in->sub : in->sub);
 }
 
 static void put_mem(Out *o, const XInsn *in)

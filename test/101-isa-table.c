@@ -3,8 +3,9 @@
  *
  * Every opcode has a name, a unit, operand counts within the encoding and a
  * description; names are unique; a default instruction of every opcode validates,
- * formats, and assembles back to the same encoding. Validation rejects the classic
- * encoding mistakes (odd register for a 64-bit operand, bad ranges, stray fields).
+ * formats, and assembles back to the same encoding, and so does every alignment an ld
+ * or st can require. Validation rejects the classic encoding mistakes (odd register for
+ * a 64-bit operand, bad ranges, stray fields, an alignment not above the access size).
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -144,6 +145,9 @@ Test(isa_table, format_examples)
     in.mod = XS_TEX;
     xisa_format(&in, NULL, 0, buf, sizeof buf);
     cr_assert_str_eq(buf, "ld.tex.f32 r7, [r10+8]");
+    in.mod = XS_GLOBAL, in.sub = 4; /* the first part of a 16-byte vector load */
+    xisa_format(&in, NULL, 0, buf, sizeof buf);
+    cr_assert_str_eq(buf, "ld.global.f32.a16 r7, [r10+8]");
     in = default_insn(XOP_brc);
     in.flags = XF_NEG | XF_UNIFORM, in.src[0] = 4, in.target = 9, in.reconv = 12;
     xisa_format(&in, NULL, 0, buf, sizeof buf);
@@ -283,6 +287,41 @@ Test(isa_table, sub_operations_round_trip)
         }
 }
 
+Test(isa_table, memory_alignments_round_trip)
+{
+    /* every alignment ld and st can require, on every access size it exceeds */
+    static const uint8_t types[] = {XT_U8, XT_S16, XT_F32, XT_U64};
+    static const unsigned ops[] = {XOP_ld, XOP_st};
+    for (size_t o = 0; o < 2; o++)
+        for (size_t t = 0; t < sizeof types; t++)
+            for (unsigned sub = 1; sub <= 4; sub++) {
+                const unsigned op = ops[o];
+                XInsn in = default_insn(op);
+                in.type = types[t], in.sub = (uint8_t)sub;
+                char why[160], line[200], src[512];
+                int rc = xisa_validate(&in, 2, why, sizeof why);
+                if ((1u << sub) <= xisa_type_size((XType)in.type)) {
+                    cr_expect_neq(rc, 0, "%s.%s: alignment %u accepted",
+                                  xisa_ops[op].name, xisa_type_names[in.type], 1u << sub);
+                    continue;
+                }
+                cr_assert_eq(rc, 0, "%s sub %u: %s", xisa_ops[op].name, sub, why);
+                cr_assert_eq(xisa_mem_align(&in), 1u << sub);
+                xisa_format(&in, NULL, 0, line, sizeof line);
+                char want[16];
+                snprintf(want, sizeof want, ".a%u ", 1u << sub);
+                cr_assert(strstr(line, want), "'%s' does not show %s", line, want);
+                snprintf(src, sizeof src, ".kernel k\n    %s\n    exit\n", line);
+                XGpubin *g;
+                cr_assert_eq(xasm_assemble(src, &g, why, sizeof why), 0, "'%s': %s", line, why);
+                cr_assert_eq(memcmp(&g->text[0], &in, sizeof in), 0, "'%s' changed", line);
+                xgpubin_free(g);
+            }
+    XInsn in = default_insn(XOP_ld);
+    in.type = XT_U64;
+    cr_assert_eq(xisa_mem_align(&in), 8, "without sub: the access size");
+}
+
 /* Each mutation of a valid instruction must be rejected with a message. */
 static void expect_invalid(XInsn in, uint32_t ncode, const char *what)
 {
@@ -350,6 +389,15 @@ Test(isa_table, validation_rejects_bad_encodings)
     in = default_insn(XOP_add);
     in.sub = 1;
     expect_invalid(in, 2, "sub-operation on add");
+    in = default_insn(XOP_ld);
+    in.sub = 5;
+    expect_invalid(in, 2, "ld alignment 32");
+    in = default_insn(XOP_st);
+    in.type = XT_U64, in.sub = 3, in.src[1] = 2;
+    expect_invalid(in, 2, "st.u64 alignment 8 (not above its size)");
+    in = default_insn(XOP_st);
+    in.sub = 200;
+    expect_invalid(in, 2, "st alignment sub 200");
     in = default_insn(XOP_atom);
     in.sub = XATOM_COUNT;
     expect_invalid(in, 2, "atom sub out of range");

@@ -122,6 +122,8 @@ static const char listing[] =
     "    gsync\n"
     "    wsync 0xffff\n"
     "    hmma.q2.col.row.f32.f16 r8, r9, r0, r1, r2, r3, r4, rz\n"
+    "    ld.global.f32.a16 r1, [r2+16]\n"
+    "    st.shared.a16.u64 [r2], r4\n"
     "    exit\n"
     "\n";
 
@@ -253,6 +255,14 @@ Test(asm, listing_fields)
     cr_assert_eq(g->text[wk->code_start + 12].imm, 3);
     cr_assert_eq(g->text[wk->code_start + 16].sub, XMATH_POW);
     cr_assert_eq(g->text[wk->code_start + 16].type, XT_F64);
+    const XInsn *vl = &g->text[wk->code_start + 22], *vs = vl + 1;
+    cr_assert_eq(vl->op, XOP_ld);
+    cr_assert_eq(vl->sub, 4, ".a16 is a required alignment of 2^4");
+    cr_assert_eq(xisa_mem_align(vl), 16);
+    cr_assert_eq(vs->op, XOP_st);
+    cr_assert_eq(vs->type, XT_U64, "the alignment may come before the type");
+    cr_assert_eq(xisa_mem_align(vs), 16);
+    cr_assert_eq(xisa_mem_align(&g->text[wk->code_start + 1]), 4, "atom: its size");
 
     int seen[XOP_COUNT] = {0};
     for (uint32_t i = 0; i < g->ntext; i++)
@@ -370,4 +380,8 @@ Test(asm, errors_carry_the_line_number)
     expect_error(".kernel k\n  barred.popc r1\n", 2, "operands");
     expect_error(".kernel k\n  barred.popc r1, r2, 16\n  exit\n", 2, "barrier");
     expect_error(".kernel k\n  atom.local.add.u32 r1, [r2], r3\n  exit\n", 2, "shared");
+    expect_error(".kernel k\n  ld.global.u64.a8 r2, [r4]\n  exit\n", 2, "not larger");
+    expect_error(".kernel k\n  ld.global.u32.a32 r2, [r4]\n  exit\n", 2, "at most 16");
+    expect_error(".kernel k\n  ld.global.u32.a12 r2, [r4]\n  exit\n", 2, "suffix");
+    expect_error(".kernel k\n  add.u32.a16 r1, r2, r3\n  exit\n", 2, "suffix");
 }

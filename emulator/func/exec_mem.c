@@ -5,7 +5,9 @@
  * An address is the 64-bit register pair s0 (RZ reads 0) plus imm. Generic addresses are
  * classified by window (shared, local, param, otherwise global); const addresses are
  * global device addresses that may not be stored to. Every access is checked before it
- * happens: alignment (the address must be a multiple of the access size), then bounds
+ * happens: alignment (the address must be a multiple of the access size, or of the
+ * larger alignment an ld/st carries in sub: the first part of a vector access checks the
+ * whole vector's alignment, as a GPU's ld.v4 does), then bounds
  * (a live allocation, the CTA's shared bytes, the thread's local bytes, the parameter
  * buffer), then permission (no stores to param or const, no atomics on local memory).
  * The first failing lane, in lane order, stops the instruction with a fault; lanes
@@ -73,6 +75,13 @@ static uint8_t *global_miss(EmuExec *x, const EmuWarp *w, const EmuInsn *in, uns
     return x->ghost + (a - x->gbase);
 }
 
+/* The alignment an access of `size` bytes by in must have (xisa_mem_align): ld/st's sub,
+ * when set, is the log2 of a larger one; atom's sub is its operation. */
+AI unsigned access_align(const EmuInsn *in, unsigned size)
+{
+    return in->sub && (in->op == XOP_ld || in->op == XOP_st) ? 1u << in->sub : size;
+}
+
 /* Host pointer for one lane's access (store: 0 load, 1 store, 2 atomic). Every failed
  * check goes to emu_mem_bad with the address as the program formed it: NULL (a fault)
  * or, with emu.memcheck = warn | off, a scratch buffer. *global: the pointer is into a
@@ -83,7 +92,7 @@ AI uint8_t *mem_at_in(EmuExec *x, const EmuWarp *w, const EmuInsn *in, unsigned 
     *global = 0;
     const unsigned as = space;
     const uint64_t orig = a;
-    if (a & (size - 1))
+    if (a & (access_align(in, size) - 1))
         return emu_mem_bad(x, w, in, as, orig, size, store, lane);
     if (space == XS_GENERIC) {
         if (a - XGPU_SHARED_BASE < XGPU_WINDOW_SIZE)
@@ -220,7 +229,8 @@ void emu_wlog_free(EmuWlog *g)
     memset(g, 0, sizeof *g);
 }
 
-/* The fast path of a warp's load or store (store: 0 or 1) of N bytes a lane. When every
+/* The fast path of a warp's load or store (store: 0 or 1) of N bytes a lane that must be
+ * aligned to A (N, or ld/st's larger alignment). When every
  * active lane's address is aligned and inside one region (the allocation of the last
  * global hit, which the lowest active lane's address may refill; the CTA's shared bytes;
  * for loads, the parameter buffer), it puts every lane's byte offset into that region in
@@ -231,7 +241,7 @@ void emu_wlog_free(EmuWlog *g)
  * lane in lane order exactly as without this path: nothing is read or written here, so
  * falling back repeats nothing. */
 AI uint8_t *warp_region(EmuExec *x, unsigned space, EmuRows R, unsigned s0, int64_t imm,
-                        const unsigned N, int store, uint32_t mask,
+                        const unsigned N, const unsigned A, int store, uint32_t mask,
                         uint64_t off[XGPU_WARP_SIZE], int *contiguous, int *uniform)
 {
     uint64_t bias, size;
@@ -283,7 +293,7 @@ AI uint8_t *warp_region(EmuExec *x, unsigned space, EmuRows R, unsigned s0, int6
         for (unsigned l = 0; l < XGPU_WARP_SIZE; l++) {
             const uint64_t o = rr64(R, s0, l) + delta;
             off[l] = o;
-            bad |= (uint64_t)(o > last) | (o & (N - 1));
+            bad |= (uint64_t)(o > last) | (o & (A - 1));
             apart |= o ^ (first + (uint64_t)l * N);
             differ |= o ^ first;
         }
@@ -291,7 +301,7 @@ AI uint8_t *warp_region(EmuExec *x, unsigned space, EmuRows R, unsigned s0, int6
         for (unsigned l = 0; l < XGPU_WARP_SIZE; l++) {
             const uint64_t o = rr64(R, s0, l) + delta;
             off[l] = o;
-            bad |= (uint64_t)((o > last) | ((o & (N - 1)) != 0)) & (mask >> l & 1);
+            bad |= (uint64_t)((o > last) | ((o & (A - 1)) != 0)) & (mask >> l & 1);
         }
         apart = differ = 1;
     }
@@ -327,7 +337,8 @@ static void view_read(const EmuExec *x, unsigned space, uint64_t a, unsigned n, 
             return EXEC_NEXT;                                                               \
         }                                                                                   \
         const uint8_t *base =                                                               \
-            warp_region(x, in->mod, R, s0, imm, N, 0, mask, off, &contig, &same);           \
+            warp_region(x, in->mod, R, s0, imm, N, access_align(in, N), 0, mask, off,      \
+                        &contig, &same);                                                    \
         if (base && N == 4 && contig) {                                                     \
             memcpy(R[d], base + off[0], 4 * XGPU_WARP_SIZE);                                \
             return EXEC_NEXT;                                                               \
@@ -370,7 +381,8 @@ LDOP(b64, 8, uint64_t, rw64(R, d, l, v))
         OPERANDS;                                                                           \
         uint64_t off[XGPU_WARP_SIZE];                                                       \
         int contig, same;                                                                   \
-        uint8_t *base = warp_region(x, in->mod, R, s0, imm, N, 1, mask, off, &contig, &same); \
+        uint8_t *base = warp_region(x, in->mod, R, s0, imm, N, access_align(in, N), 1, mask, \
+                                    off, &contig, &same);                                   \
         const int defer = base && x->wlog && base == x->ghost;                              \
         if (base && N == 4 && contig) {                                                     \
             put(x, base + off[0], R[s1], 4 * XGPU_WARP_SIZE, defer);                        \

@@ -5,10 +5,12 @@
  * The description names the space the address resolved to (a generic address is
  * classified by window, as mem_at does; a generic address up to one window below the
  * local or shared window counts as below that window: a negative index off a local or
- * shared array) and says why: misaligned; outside the CTA's shared bytes; below or above
- * the thread's local frame; outside the parameter buffer; a store to param or const
- * space; an atomic on local memory; global addresses as memory.c explains them. The
- * space, the access and its size also go to EmuFault.space/access/size.
+ * shared array) and says why: misaligned (naming the alignment when the access is the
+ * first part of a vector access, which needs the vector's); outside the CTA's shared
+ * bytes; below or above the thread's local frame; outside the parameter buffer; a store
+ * to param or const space; an atomic on local memory; global addresses as memory.c
+ * explains them. The space, the access and its size also go to
+ * EmuFault.space/access/size.
  *
  * emu.memcheck = warn (the default): the access does not stop the program, as on a GPU,
  * which serves a read just outside an allocation from whatever memory is mapped there:
@@ -228,9 +230,10 @@ static void tex_fault(EmuExec *x, const TexArg *t, uint64_t a, unsigned lane)
 
 /* Describes the failed access into x's fault fields; returns its status, and in *fatal
  * whether it faults whatever emu.memcheck says (misaligned; an invalid texture object).
- * align: the access has an alignment rule (printf's reads have none). */
+ * align: the alignment the access needs, size or more (the first part of a vector access
+ * needs the vector's), or 0 for none (printf's reads). */
 static EmuStatus describe(EmuExec *x, unsigned space, uint64_t a, unsigned size, int store,
-                          unsigned lane, int align, int *fatal)
+                          unsigned lane, unsigned align, int *fatal)
 {
     Where wh;
     TexArg t;
@@ -243,12 +246,16 @@ static EmuStatus describe(EmuExec *x, unsigned space, uint64_t a, unsigned size,
     if (!store && space != XS_TEX && wh.space == XS_GLOBAL && !wh.below && tex_arg(x, a, &t)) {
         tex_fault(x, &t, a, lane);
         *fatal = 1;
-    } else if (align && (a & (size - 1))) {
+    } else if (align && (a & (align - 1))) {
         *fatal = 1;
         s = EMU_ERR_MISALIGNED;
-        emu_exec_fault(x, s, lane, a, "misaligned %s of %u bytes at %s%s%s%s",
+        char vec[96] = "";
+        if (align > size)
+            snprintf(vec, sizeof vec, ", part of a vector access that must be %u-byte aligned",
+                     align);
+        emu_exec_fault(x, s, lane, a, "misaligned %s of %u bytes at %s%s%s%s%s",
                        access_names[store], size, wh.at, wh.below ? " (below the " : "",
-                       wh.below ? sp : "", wh.below ? " window)" : "");
+                       wh.below ? sp : "", wh.below ? " window)" : "", vec);
     } else if (wh.space == XS_CONST || (wh.space == XS_GLOBAL && !wh.below)) {
         if (wh.space == XS_CONST && store)
             snprintf(why, sizeof why, "in read-only const space");
@@ -285,7 +292,9 @@ uint8_t *emu_mem_bad(EmuExec *x, const EmuWarp *w, const EmuInsn *in, unsigned s
                      uint64_t a, unsigned size, int store, unsigned lane)
 {
     int fatal;
-    describe(x, space, a, size, store, lane, 1, &fatal);
+    /* as exec_mem.c's access_align: ld/st's sub, when set, is a larger alignment */
+    unsigned align = in->sub && (in->op == XOP_ld || in->op == XOP_st) ? 1u << in->sub : size;
+    describe(x, space, a, size, store, lane, align, &fatal);
     if (x->memcheck == EMU_MEMCHECK_ON || fatal || size > sizeof x->scratch)
         return NULL;
     if (x->memcheck == EMU_MEMCHECK_WARN && x->bad_accesses == 0)

@@ -37,6 +37,9 @@
  *     hmma.q1.row.col.f32.f32 r8, r9, r0, r1, r6, r7, r10, r11
  *     hmma.q3.col.row.f16.f16 r4, rz, r2, r3, r6, r7, r12, rz
  * The sub-operation (XInsn.sub) is printed right after the space (atom) or the opcode.
+ * On ld and st, sub is instead a required alignment larger than the access (below),
+ * printed after the type: `ld.global.u64.a16 r4, [r2]` is one 8-byte part of a 16-byte
+ * vector access and faults unless its address is a multiple of 16.
  * barred's barrier number (imm) follows as a third operand when it is not 0
  * (`barred.popc r1, r2, 3`); lane masks and byte selectors print in hex.
  * hmma's suffixes are its quadrant (sub), the layouts of A and B, then the formats of D
@@ -242,7 +245,8 @@ typedef struct XInsn {
     uint8_t dst[2];  /* destination registers */
     uint8_t src[6];  /* source registers */
     uint8_t sub;     /* sub-operation: XAtom (atom), XShfl, XVote, XRed, XMath, hmma's
-                      * quadrant; else 0 */
+                      * quadrant; ld/st: 0, or log2 of a required alignment larger than
+                      * the access size (at most XISA_MEM_ALIGN_MAX); else 0 */
     uint8_t pad;     /* zero */
     int64_t imm;     /* immediate operand, memory offset, barrier id or symbol addend */
     uint32_t target; /* branch target pc, or gaddr's symbol index */
@@ -273,6 +277,14 @@ extern const char *const xisa_vote_names[XVOTE_COUNT];   /* "ballot", "any", "al
 extern const char *const xisa_red_names[XRED_COUNT];     /* "popc", "and", "or" */
 extern const char *const xisa_math_names[XMATH_COUNT];   /* "sin", ... "nextafter" */
 extern const char *const xisa_hmma_names[XHMMA_STEPS];   /* "q0" ... "q3" */
+
+/* Alignment of memory accesses. A GPU checks a vector access (ld.v4.f32, 16 bytes) as a
+ * whole; xgpu performs it as several scalar ld/st, and the first part of the vector
+ * carries the vector's alignment in sub (log2, only when it exceeds the part's size, up to
+ * 16 bytes). xisa_mem_align gives the alignment an ld or st requires: 1 << sub when sub is
+ * set, else its access size; other opcodes: their type size. */
+#define XISA_MEM_ALIGN_MAX 16u
+unsigned xisa_mem_align(const XInsn *in);
 
 /* Size in bytes of a value of type t (1, 2, 4 or 8; 0 for XT_NONE). */
 unsigned xisa_type_size(XType t);

@@ -16,6 +16,13 @@
  * space comes from the innermost pointer (so `load (addrspacecast @shared to ptr)`
  * becomes ld.shared [imm]). GEPs with only constant indices and address-space casts are
  * therefore never selected where they stand, only where a value is needed (isel.c).
+ *
+ * Alignment. A GPU checks a vector access (ld.v4.f32) against the vector's alignment; here
+ * a vector is several scalar accesses (prepare.c splits vector loads and stores, keeping
+ * the vector's alignment on element 0; a float4 copy is two 8-byte units). A load or store
+ * whose alignment exceeds its size therefore carries that alignment, up to 16, in
+ * XInsn.sub, and so does each unit of an unrolled memcpy/memmove/memset that starts at a
+ * multiple of the call's alignment; the emulator checks it instead of the size.
  */
 #include "lower.h"
 
@@ -122,24 +129,50 @@ static XType unit_type(unsigned u)
     return u == 1 ? XT_U8 : u == 2 ? XT_U16 : u == 4 ? XT_U32 : XT_U64;
 }
 
-static MReg emit_ld(Isel *s, XType t, XSpace sp, MReg base, int64_t off)
+/* XInsn.sub of an access of type t whose address is known to be a multiple of align:
+ * log2 of the alignment when it exceeds the access size (up to XISA_MEM_ALIGN_MAX), so
+ * that the part of a vector access the GPU checks as a whole checks the vector's
+ * alignment; else 0. */
+static uint8_t align_sub(XType t, uint64_t align)
+{
+    if (align > XISA_MEM_ALIGN_MAX)
+        align = XISA_MEM_ALIGN_MAX;
+    if (align <= xisa_type_size(t) || (align & (align - 1)))
+        return 0;
+    return (uint8_t)__builtin_ctzll(align);
+}
+
+static MReg emit_ld_a(Isel *s, XType t, XSpace sp, MReg base, int64_t off, uint64_t align)
 {
     MReg d = isel_reg(s, xisa_type_size(t) == 8 ? XT_U64 : XT_U32);
     MInsn *in = isel_emit(s, XOP_ld, t);
     in->x.mod = (uint8_t)sp;
+    in->x.sub = align_sub(t, align);
     in->dst[0] = d;
     in->src[0] = base;
     in->x.imm = off;
     return d;
 }
 
-static void emit_st(Isel *s, XType t, XSpace sp, MReg base, int64_t off, MReg v)
+static void emit_st_a(Isel *s, XType t, XSpace sp, MReg base, int64_t off, MReg v,
+                      uint64_t align)
 {
     MInsn *in = isel_emit(s, XOP_st, t);
     in->x.mod = (uint8_t)sp;
+    in->x.sub = align_sub(t, align);
     in->src[0] = base;
     in->src[1] = v;
     in->x.imm = off;
+}
+
+static MReg emit_ld(Isel *s, XType t, XSpace sp, MReg base, int64_t off)
+{
+    return emit_ld_a(s, t, sp, base, off, 0);
+}
+
+static void emit_st(Isel *s, XType t, XSpace sp, MReg base, int64_t off, MReg v)
+{
+    emit_st_a(s, t, sp, base, off, v, 0);
 }
 
 /* Largest power of two <= limit that divides align. */
@@ -430,7 +463,7 @@ int isel_load(Isel *s, LLVMValueRef in)
     IselAddr a;
     if (check_access(s, in, t, "load") || isel_addr(s, LLVMGetOperand(in, 0), &a))
         return -1;
-    isel_bind(s, in, emit_ld(s, mem_type(t), a.space, a.base, a.off));
+    isel_bind(s, in, emit_ld_a(s, mem_type(t), a.space, a.base, a.off, LLVMGetAlignment(in)));
     return 0;
 }
 
@@ -447,20 +480,33 @@ int isel_store(Isel *s, LLVMValueRef in)
         return isel_fail(s, "store to a kernel parameter");
     if (a.space == XS_TEX)
         return isel_fail(s, "store through a texture-space pointer");
-    emit_st(s, mem_type(LLVMTypeOf(v)), a.space, a.base, a.off, r);
+    emit_st_a(s, mem_type(LLVMTypeOf(v)), a.space, a.base, a.off, r, LLVMGetAlignment(in));
     return 0;
 }
 
 /* ---- memcpy / memmove / memset --------------------------------------------------------- */
 
+/* The alignment of pointer argument arg of a memcpy/memmove/memset call, at most
+ * XISA_MEM_ALIGN_MAX (the widest vector access). */
 static unsigned call_align(LLVMValueRef call, unsigned arg)
 {
     unsigned kind = LLVMGetEnumAttributeKindForName("align", 5);
     LLVMAttributeRef a = LLVMGetCallSiteEnumAttribute(call, arg + 1, kind);
     uint64_t v = a ? LLVMGetEnumAttributeValue(a) : 1;
-    return v > 8 ? 8 : v ? (unsigned)v : 1;
+    return v > XISA_MEM_ALIGN_MAX ? XISA_MEM_ALIGN_MAX : v ? (unsigned)v : 1;
 }
 
+/* The alignment the unit at byte pos of a copy or set of alignment align must check: the
+ * copy's own at each multiple of it (where a GPU's vector access of that width starts),
+ * else the unit's size. */
+static unsigned unit_align(unsigned align, uint64_t pos)
+{
+    return pos % align == 0 ? align : 0;
+}
+
+/* A copy of len bytes (len <= UNROLL_MAX) as loads and stores of up to 8 bytes; the unit
+ * at each multiple of align (up to 16) checks that alignment, as the GPU's vector
+ * access of the copy would. */
 static void copy_unrolled(Isel *s, const IselAddr *d, const IselAddr *sa, uint64_t len,
                           unsigned align, int overlap)
 {
@@ -468,13 +514,17 @@ static void copy_unrolled(Isel *s, const IselAddr *d, const IselAddr *sa, uint64
     unsigned units[UNROLL_MAX], n = 0;
     for (uint64_t pos = 0; pos < len; pos += units[n++]) {
         units[n] = pick_unit(align, len - pos);
-        regs[n] = emit_ld(s, unit_type(units[n]), sa->space, sa->base, sa->off + (int64_t)pos);
+        unsigned ua = unit_align(align, pos);
+        regs[n] = emit_ld_a(s, unit_type(units[n]), sa->space, sa->base,
+                            sa->off + (int64_t)pos, ua);
         if (!overlap)
-            emit_st(s, unit_type(units[n]), d->space, d->base, d->off + (int64_t)pos, regs[n]);
+            emit_st_a(s, unit_type(units[n]), d->space, d->base, d->off + (int64_t)pos,
+                      regs[n], ua);
     }
     uint64_t pos = 0;
     for (unsigned i = 0; overlap && i < n; pos += units[i++])
-        emit_st(s, unit_type(units[i]), d->space, d->base, d->off + (int64_t)pos, regs[i]);
+        emit_st_a(s, unit_type(units[i]), d->space, d->base, d->off + (int64_t)pos, regs[i],
+                  unit_align(align, pos));
 }
 
 /* Address of byte i of a (a register and an immediate). */
@@ -587,7 +637,8 @@ static int sel_set(Isel *s, LLVMValueRef call)
             unsigned u = pick_unit(al, n - pos);
             if (!pat[u])
                 pat[u] = splat(s, v, u);
-            emit_st(s, unit_type(u), d.space, d.base, d.off + (int64_t)pos, pat[u]);
+            emit_st_a(s, unit_type(u), d.space, d.base, d.off + (int64_t)pos, pat[u],
+                      unit_align(al, pos));
             pos += u;
         }
         return 0;

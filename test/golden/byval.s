@@ -15,10 +15,10 @@
     ld.param.u64 r0, [24]
     st.local.u64 [8], r0
     ld.param.u64 r0, [32]
-    ld.param.u32 r2, [0]
+    ld.param.u32.a8 r2, [0]
     ld.param.f64 r4, [8]
     mov.u32 r3, 7
-    st.local.u32 [0], r3
+    st.local.u32.a8 [0], r3
     add.u32 r2, r2, 7
     .phase 6 0
     cvt.f64.s32 r2, r2

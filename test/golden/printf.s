@@ -13,7 +13,7 @@
     ld.param.f32 r0, [0]
     s2r r1, %tid.x
     cvt.f64.f32 r2, r0
-    st.local.u32 [0], r1
+    st.local.u32.a8 [0], r1
     st.local.f64 [8], r2
     gaddr r0, .name
     st.local.u64 [16], r0
