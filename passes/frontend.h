@@ -10,10 +10,6 @@
  * device computes long double as double), an included file that is not a regular file
  * (a device would be read to its end), and a parse that fails or crashes, as located
  * errors in `errors`; the driver fails the compile when there are any.
- *
- * xgpu_frontend_fix_launches rewrites the launches nvcc accepts with spaces inside the
- * chevrons (`k << < g, b >> > (args)`) into ones clang reads, in place, keeping every
- * other character's line and column.
  */
 #ifndef XGPU_FRONTEND_H
 #define XGPU_FRONTEND_H
@@ -35,11 +31,6 @@ typedef struct XgpuSignatures {
 int xgpu_frontend_signatures(const char *src, const char *const *argv, int argc,
                              XgpuSignatures *out);
 void xgpu_frontend_free(XgpuSignatures *s);
-
-/* Rewrites text[0..n) (a CUDA source) in place: each `<< <` that opens a launch and its
- * `>> >` become `<<< ` and `>>> `. Comments and literals are left alone, and so is
- * `operator<< <T>`. Returns the number of launches rewritten. */
-unsigned xgpu_frontend_fix_launches(char *text, size_t n);
 
 /* Runs argv (argv[0] looked up in PATH; stderr to /dev/null; SIGTERM, SIGINT, SIGHUP and
  * SIGPIPE at their defaults unless ignored, and unblocked) and returns its stdout, at

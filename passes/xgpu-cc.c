@@ -56,6 +56,7 @@
 #include <unistd.h>
 
 #include "frontend.h"
+#include "launches.h"
 #include "host.h"
 #include "lower/lower.h"
 #include "xgpu/diag.h"
@@ -688,7 +689,7 @@ static int prepare_source(Driver *d, const char *src)
     size_t n = 0;
     d->overlay = NULL;
     char *text = read_source(src, 256u << 20, &n);
-    if (!text || !xgpu_frontend_fix_launches(text, n)) {
+    if (!text || !xgpu_fix_launches(text, n)) {
         free(text);
         return 0; /* nothing to rewrite (or not a file to read: clang says why) */
     }
