@@ -324,11 +324,13 @@ Test(zorua, hostile_configurations_name_the_key)
         if (s == EMU_OK)
             emu_destroy(d);
     }
-    /* the swap space needs the memory system: refused at launch, with the key */
-    TmRun r;
-    tm_run(&r, "gpu.sm_count=1;core.mem_latency=20;core.resource_mgr=zorua", TM_GATHER_SRC,
-           DIM(1, 1, 1), DIM(32, 1, 1), 32);
-    cr_expect_eq(r.status, EMU_ERR_INVALID_CONFIG);
-    cr_expect(strstr(r.fault.message, "core.mem_latency") != NULL, "%s", r.fault.message);
-    tm_done(&r);
+    /* the swap space needs the memory system: refused when the device is created, with
+     * both keys named */
+    EmuDevice *d;
+    char err[512] = "";
+    EmuStatus s = create_with("core.mem_latency=20;core.resource_mgr=zorua", &d, err, sizeof err);
+    cr_expect_neq(s, EMU_OK, "zorua with a fixed memory latency accepted");
+    cr_expect(strstr(err, "core.mem_latency") && strstr(err, "core.resource_mgr"), "'%s'", err);
+    if (s == EMU_OK)
+        emu_destroy(d);
 }
