@@ -4,7 +4,9 @@
  * with run names that do not depend on the file's order; a run's statistics are those of
  * the same program run by hand with the same settings; results.csv has a row per launch
  * with the parameters as columns; a rerun skips complete runs and reruns only missing
- * or failed ones; a failed run keeps its exit status and stderr tail; an interrupted
+ * or failed ones, and those made with another configuration than the file now asks for
+ * (settings, mode, command, environment); a failed run keeps its exit status and stderr
+ * tail; an interrupted
  * sweep leaves no result for the runs it killed; bad sweep files are rejected with the
  * file and the key named.
  */
@@ -157,6 +159,80 @@ Test(sweep, runs_resume_and_match_a_run_by_hand)
     cr_assert_eq(stat(other, &after), 0);
     cr_expect_eq(before.st_mtim.tv_nsec, after.st_mtim.tv_nsec, "a complete run is left alone");
     cr_expect_eq(before.st_mtim.tv_sec, after.st_mtim.tv_sec);
+}
+
+/* The value of a "KEY": "VALUE" pair in a result file, or "" */
+static char *json_value(const char *path, const char *key)
+{
+    json_object *r = json_object_from_file(path), *env, *v;
+    cr_assert_not_null(r, "%s", path);
+    char *text = strdup("");
+    if (json_object_object_get_ex(r, "env", &env) && json_object_object_get_ex(env, key, &v)) {
+        free(text);
+        text = strdup(json_object_get_string(v));
+    }
+    json_object_put(r);
+    return text;
+}
+
+Test(sweep, a_changed_configuration_is_run_again)
+{
+    static const char *file_text =
+        "mode = \"functional\"\n"
+        "[set]\n\"gpu.sm_count\" = 4\n"
+        "[[program]]\nname = \"vec\"\ncommand = [\"" VECADD "\", \"100\"]\n"
+        "[axes]\n\"emu.quantum\" = [16, 0]\n";
+    const char *file = sweep_file("c.toml", file_text);
+    char res[512], *out = NULL;
+    snprintf(res, sizeof res, "%s", xt_tmp("cres"));
+    int rc = xt_runf(&out, "%s run %s --out %s --jobs 1", SWEEP, file, res);
+    cr_assert_eq(rc, 0, "%s", out);
+    free(out);
+    /* another [set] value and mode: both runs again, said so */
+    rc = xt_runf(&out, "sed -i 's/= 4/= 8/; s/\"functional\"/\"timing\"/' %s && "
+                       "%s run %s --out %s --jobs 1", file, SWEEP, file, res);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_expect(strstr(out, "2 complete runs were made with another configuration") &&
+                  strstr(out, "differs in XGPU_MODE, XGPU_SET") &&
+                  strstr(out, "running them again") && !strstr(out, "already complete"),
+              "%s", out);
+    cr_expect(strstr(out, "2 of 2 runs complete"), "%s", out);
+    free(out);
+    char path[700];
+    snprintf(path, sizeof path, "%s/runs/vec__emu.quantum=0__r0/result.json", res);
+    char *v = json_value(path, "XGPU_SET");
+    cr_expect_str_eq(v, "gpu.sm_count=8;emu.quantum=0");
+    free(v);
+    v = json_value(path, "XGPU_MODE");
+    cr_expect_str_eq(v, "timing");
+    free(v);
+    /* results.csv has the timing runs' cycles (functional runs count none) */
+    rc = xt_runf(&out, "python3 -c \"import csv,sys\n"
+                       "for r in csv.DictReader(open(sys.argv[1])): print(r['run'], r['cycles'])\" "
+                       "%s/results.csv", res);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_expect_eq(xt_count(out, "\n"), 2, "%s", out);
+    cr_expect(!strstr(out, " 0\n") && !strstr(out, " \n"), "cycles of a functional run: %s", out);
+    free(out);
+    /* another command: collect leaves the old results out, run runs them again */
+    rc = xt_runf(&out, "sed -i 's/\"100\"/\"120\"/' %s && %s collect %s --out %s", file, SWEEP,
+                 file, res);
+    cr_expect_eq(rc, 1, "%s", out);
+    cr_expect(strstr(out, "2 runs have results of another configuration only") &&
+                  strstr(out, "0 of 2 runs complete"), "%s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/results.csv", res);
+    cr_expect_eq(lines(path), 1, "only the header");
+    rc = xt_runf(&out, "%s run %s --out %s --jobs 1", SWEEP, file, res);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_expect(strstr(out, "differs in command") && strstr(out, "2 of 2 runs complete"), "%s",
+              out);
+    free(out);
+    /* the same file again: nothing to do */
+    rc = xt_runf(&out, "%s run %s --out %s --jobs 1", SWEEP, file, res);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_expect(strstr(out, "2 of 2 runs already complete") && !strstr(out, "another"), "%s", out);
+    free(out);
 }
 
 Test(sweep, a_failed_run_is_recorded_and_run_again)
