@@ -1,7 +1,8 @@
 /*
- * 900-samples-util.h - what the whole-suite tests (903-906) share: every sample with
- * inputs small enough for several timing runs each, and one run of a sample that returns
- * its statistics with the fields that legitimately differ between runs removed.
+ * 900-samples-util.h - what the whole-suite tests (903-909) share: every sample with
+ * inputs small enough for several timing runs each, the samples the sanitizer tier takes,
+ * and one run of a sample that returns its statistics with the fields that legitimately
+ * differ between runs removed.
  *
  * A new sample goes into `suite_samples` (with arguments that keep an every-cycle timing
  * run to a second or so), so that every preset and every policy these tests cover runs
@@ -37,6 +38,23 @@ static const struct {
     {"fir", "16384 32"},      {"aes", "4096"},         {"sgemm", "256 64 40"},
 };
 #define SUITE_SAMPLES (sizeof suite_samples / sizeof suite_samples[0])
+
+/* The sanitizer tier (scripts/test.sh --sanitize sets XGPU_TEST_TIER=sanitize; docs/testing.md)
+ * runs every fifth sample in each whole-suite test, a different fifth in each (salt: the
+ * test's number), so that each test still runs every configuration it covers on eight or
+ * nine samples of all kinds, and every sample runs under the sanitizers in at least one of
+ * 903-909. 5 is prime to the 2, 3, 4 and 7 the tests take turns by, so every turn still
+ * comes. The release build runs every sample in every test. */
+#define SUITE_STRIDE 5
+static inline int suite_sanitize_tier(void)
+{
+    const char *tier = getenv("XGPU_TEST_TIER");
+    return tier && strcmp(tier, "sanitize") == 0;
+}
+static inline int suite_skip(size_t i, unsigned salt)
+{
+    return suite_sanitize_tier() && (i + salt) % SUITE_STRIDE != 0;
+}
 
 /* Drops what legitimately differs between two runs: host time and the keys that must not
  * change a figure (idle skipping, host threads). */

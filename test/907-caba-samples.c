@@ -18,6 +18,8 @@ Test(caba_samples, same_instructions_as_functional, .timeout = 1200)
 {
     int failed = 0;
     for (size_t i = 0; i < SUITE_SAMPLES; i++) {
+        if (suite_skip(i, 907))
+            continue;
         const char *n = suite_samples[i].name, *algo = algos[i % 4], *mode = modes[i % 3];
         char set[128];
         snprintf(set, sizeof set, "mem.transform=caba;caba.mode=%s;caba.algo=%s", mode, algo);
@@ -49,6 +51,8 @@ Test(caba_samples, assist_warps_same_instructions_as_functional, .timeout = 1200
     int failed = 0;
     long long decomp = 0, comp = 0;
     for (size_t i = 0; i < SUITE_SAMPLES; i++) {
+        if (suite_skip(i, 907))
+            continue;
         const char *n = suite_samples[i].name, *algo = algos[i % 4];
         char set[160];
         snprintf(set, sizeof set, "mem.transform=caba;caba.mode=caba;core.assist=caba;"
@@ -73,6 +77,9 @@ Test(caba_samples, assist_warps_same_instructions_as_functional, .timeout = 1200
         free(f), free(c);
     }
     cr_assert_eq(failed, 0, "%d samples failed", failed);
-    cr_expect_gt(decomp, 1000, "the suite's compressed lines were decompressed by assist warps");
-    cr_expect_gt(comp, 100, "the suite's stores were compressed by assist warps");
+    /* (the sanitizer tier runs a fifth of the samples: a fifth of the work at least) */
+    long long share = suite_sanitize_tier() ? SUITE_STRIDE : 1;
+    cr_expect_gt(decomp, 1000 / share, "the suite's compressed lines were decompressed by "
+                 "assist warps");
+    cr_expect_gt(comp, 100 / share, "the suite's stores were compressed by assist warps");
 }
