@@ -172,8 +172,8 @@ Test(memcheck_modes, timing_report_does_not_depend_on_threads, .init = capture)
      * loops 400 times first, so CTA 1's access (on its own SM) is the launch's first */
     const char *src =
         ".kernel k\n.param 8\n  ld.param.u64 r2, [0]\n  s2r r0, %ctaid.x\n"
-        "  set.eq.u32 r1, r0, 1\n  mov.u32 r3, 400\n  mov.u32 r6, 0\n  sel.u32 r3, r6, r3, r1\n"
-        "loop:\n  set.ne.u32 r4, r3, 0\n  add.u32 r3, r3, -1\n  brc r4, loop, done\n"
+        "  set.eq.u32 r1, r0, 1\n  mov.u32 r7, 400\n  mov.u32 r6, 0\n  sel.u32 r7, r6, r7, r1\n"
+        "loop:\n  set.ne.u32 r4, r7, 0\n  add.u32 r7, r7, -1\n  brc r4, loop, done\n"
         "done:\n  ld.global.u32 r5, [r2-64]\n  exit\n";
     char *first = NULL;
     const char *sets[] = {"emu.threads=1", "emu.threads=2"};

@@ -19,7 +19,9 @@
  * report it but marked "Warning:", with the number of the others and how to make them
  * an error. on: the access is a fault that ends the launch (EMU_ERR_MISALIGNED or
  * EMU_ERR_ILLEGAL_ADDRESS). off: as warn, without the report. A misaligned access is a
- * fault in every mode (GPUs fault on those, sanitizer or not), and so is a load that
+ * fault in every mode (GPUs fault on those, sanitizer or not), and so is a global access
+ * farther than 2 MiB from every live allocation of the device (emu_mem_mapped: no page a
+ * GPU would have mapped there; another device's memory without peer access), and a load that
  * reads the descriptor of a texture or surface object that is not one (below). Nothing
  * here touches memory outside the emulator's own buffers.
  *
@@ -257,6 +259,9 @@ static EmuStatus describe(EmuExec *x, unsigned space, uint64_t a, unsigned size,
                        access_names[store], size, wh.at, wh.below ? " (below the " : "",
                        wh.below ? sp : "", wh.below ? " window)" : "", vec);
     } else if (wh.space == XS_CONST || (wh.space == XS_GLOBAL && !wh.below)) {
+        /* far from every allocation of the device (another device's memory without peer
+         * access, a wild pointer): no page a GPU would have mapped, a fault in every mode */
+        *fatal = wh.space == XS_GLOBAL && !emu_mem_mapped(x->mem, a, size);
         if (wh.space == XS_CONST && store)
             snprintf(why, sizeof why, "in read-only const space");
         else

@@ -162,6 +162,23 @@ const EmuRange *emu_mem_freed(const EmuMem *m, uint64_t addr)
     return NULL;
 }
 
+int emu_mem_mapped(const EmuMem *m, uint64_t addr, uint64_t bytes)
+{
+    /* the first live allocation whose base is at addr or above (the table is sorted) */
+    size_t lo = 0, hi = m->nlive;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->live[mid].base < addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    const EmuAlloc *above = lo < m->nlive ? &m->live[lo] : NULL;
+    const EmuAlloc *below = lo ? &m->live[lo - 1] : NULL;
+    return (above && above->base - addr < EMU_MAP_BYTES) ||
+           (below && addr + bytes - below->base <= below->size + (uint64_t)EMU_MAP_BYTES);
+}
+
 void emu_mem_explain(const EmuMem *m, uint64_t addr, uint64_t bytes, char *buf, size_t n)
 {
     long i = mem_index(m, addr);

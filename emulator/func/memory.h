@@ -63,6 +63,11 @@ const EmuAlloc *emu_mem_lookup(const EmuMem *m, uint64_t addr, uint64_t bytes);
  * freed allocation [...]" or "past the end of allocation [...]". */
 #define EMU_NEAR_BYTES 4096u
 void emu_mem_explain(const EmuMem *m, uint64_t addr, uint64_t bytes, char *buf, size_t n);
+/* Whether [addr, addr+bytes) lies within EMU_MAP_BYTES of a live allocation: memory a GPU
+ * would have mapped, as it maps device memory in 2 MiB pages around its allocations
+ * (emu.memcheck = warn serves such accesses; farther ones fault, as on a GPU). */
+#define EMU_MAP_BYTES (2u << 20)
+int emu_mem_mapped(const EmuMem *m, uint64_t addr, uint64_t bytes);
 /* The remembered freed allocation that held addr (the most recent), or NULL. */
 const EmuRange *emu_mem_freed(const EmuMem *m, uint64_t addr);
 

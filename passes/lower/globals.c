@@ -8,7 +8,9 @@
  *     relocations).
  *   - __shared__ (addrspace 3) variables that a kernel uses get static offsets in the
  *     CTA's shared window, in module order, each at its natural alignment; the dynamic
- *     `extern __shared__` array starts after them, rounded up to 16 bytes.
+ *     `extern __shared__` array starts after them, rounded up to 16 bytes, and the static
+ *     bytes the kernel declares then include that padding, so that the window of static
+ *     plus dynamic bytes holds the whole dynamic array.
  *   - a file's device variables together stay under 2 GiB less 64 MiB, or the one that
  *     crosses that is a located error (the host program's copies must be reachable);
  *   - kernel parameters get the natural C layout: each at the next multiple of its
@@ -330,6 +332,7 @@ int lower_shared_layout(MFunc *f, LLVMValueRef fn, LLVMTargetDataRef td, SharedL
         return mir_error(f, 0, "out of memory");
     }
     uint64_t off = 0;
+    int dynamic = 0;
     LLVMModuleRef m = LLVMGetGlobalParent(fn);
     /* static variables first, in module order, then the dynamic arrays */
     for (int pass = 0; pass < 2; pass++) {
@@ -352,6 +355,7 @@ int lower_shared_layout(MFunc *f, LLVMValueRef fn, LLVMTargetDataRef td, SharedL
             } else {
                 out->off[out->n] = out->dyn_off;
                 *sv = (MShared){out->dyn_off, 0, 1};
+                dynamic = 1;
             }
             out->n++;
         }
@@ -360,7 +364,9 @@ int lower_shared_layout(MFunc *f, LLVMValueRef fn, LLVMTargetDataRef td, SharedL
     if (off > 0xffffffffu)
         return mir_error(f, 0, "too much static shared memory (%llu bytes)",
                          (unsigned long long)off);
-    out->static_bytes = (uint32_t)off;
+    /* with a dynamic array the static part ends where it starts: the window (static +
+     * dynamic bytes) must hold the padding before it */
+    out->static_bytes = dynamic ? out->dyn_off : (uint32_t)off;
     f->shared_bytes = out->static_bytes;
     return 0;
 }

@@ -2,10 +2,13 @@
 // version macros the way the samples' common helpers do, sizes its launches with the
 // occupancy calculator, and splits warps with labeled and binary partitions. Run on the
 // gtx480 preset (1536 threads, 8 blocks and 48 KB of shared memory per SM, 15 SMs), where
-// the occupancy figures below follow by hand from those limits. Prints
+// the occupancy figures below follow by hand from those limits; it brackets the work with
+// the profiler's marks and checks that a dynamic shared array after a static byte is
+// whole. Prints
 // "samples_style: PASS".
 #include <cstdio>
 #include <cuda_runtime.h>
+#include <cuda_profiler_api.h>
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
 
@@ -86,6 +89,32 @@ __global__ void partitions_divergent(int *out)
     out[threadIdx.x] = size;
 }
 
+// One static byte before a dynamic array (as a reduction's "am I last" flag is): the
+// dynamic array starts 16-byte aligned, and every element of it belongs to the block.
+__global__ void flag_and_dynamic(float *out)
+{
+    __shared__ bool last;
+    extern __shared__ float part[];
+    if (threadIdx.x == 0)
+        last = true;
+    part[threadIdx.x] = (float)threadIdx.x;
+    __syncthreads();
+    out[threadIdx.x] = last ? part[blockDim.x - 1 - threadIdx.x] : -1.0f;
+}
+
+static void shared_layout(void)
+{
+    const int n = 128;
+    float *d = NULL, h[n];
+    check(cudaMalloc(&d, sizeof h));
+    flag_and_dynamic<<<1, n, n * sizeof(float)>>>(d);
+    check(cudaGetLastError());
+    check(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < n; i++)
+        expect(h[i] == (float)(n - 1 - i));
+    check(cudaFree(d));
+}
+
 static void occupancy(void)
 {
     int grid = 0, block = 0, blocks = 0;
@@ -164,8 +193,11 @@ static void groups(void)
 
 int main(void)
 {
+    check(cudaProfilerStart());
     occupancy();
     groups();
+    shared_layout();
+    check(cudaProfilerStop());
     if (failures)
         return 1;
     printf("samples_style: PASS\n");
