@@ -45,15 +45,11 @@ static const struct {
  * nine samples of all kinds, and every sample runs under the sanitizers in at least one of
  * 903-909. 5 is prime to the 2, 3, 4 and 7 the tests take turns by, so every turn still
  * comes. The release build runs every sample in every test. */
-#define SUITE_STRIDE 5
-static inline int suite_sanitize_tier(void)
-{
-    const char *tier = getenv("XGPU_TEST_TIER");
-    return tier && strcmp(tier, "sanitize") == 0;
-}
+#define SUITE_STRIDE XT_SAMPLE_STRIDE
+static inline int suite_sanitize_tier(void) { return xt_sanitize_tier(); }
 static inline int suite_skip(size_t i, unsigned salt)
 {
-    return suite_sanitize_tier() && (i + salt) % SUITE_STRIDE != 0;
+    return xt_sanitize_tier() && (i + salt) % SUITE_STRIDE != 0;
 }
 
 /* Drops what legitimately differs between two runs: host time and the keys that must not

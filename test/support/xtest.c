@@ -190,3 +190,17 @@ int xt_count(const char *hay, const char *needle)
         n++;
     return n;
 }
+
+int xt_sanitize_tier(void)
+{
+    const char *tier = getenv("XGPU_TEST_TIER");
+    return tier && strcmp(tier, "sanitize") == 0;
+}
+
+int xt_sample_skip_name(const char *name, unsigned salt)
+{
+    unsigned h = salt;
+    for (const char *p = name; *p; p++)
+        h += (unsigned char)*p;
+    return xt_sanitize_tier() && h % XT_SAMPLE_STRIDE != 0;
+}

@@ -32,6 +32,15 @@ int xt_count(const char *hay, const char *needle);
  * binary in xt_tmpdir() and returns its path; fails the test if xgpu-cc fails. */
 const char *xt_compile_e2e(const char *name, const char *opt);
 
+/* The sanitizer tier (XGPU_TEST_TIER=sanitize, set by scripts/test.sh --sanitize;
+ * docs/testing.md): tests that run every sample run one in XT_SAMPLE_STRIDE of them
+ * there. xt_sample_skip_name says whether to skip the sample called name in the test
+ * numbered salt (by the sum of the name's bytes, so a different share per test); it is
+ * 0 outside the tier. */
+#define XT_SAMPLE_STRIDE 5
+int xt_sanitize_tier(void);
+int xt_sample_skip_name(const char *name, unsigned salt);
+
 /* Runs the program at path (with args, may be "") and fails the test unless it exits 0
  * and prints PASS. */
 void xt_expect_pass(const char *path, const char *args);
