@@ -162,9 +162,11 @@ const EmuRange *emu_mem_freed(const EmuMem *m, uint64_t addr)
     return NULL;
 }
 
-int emu_mem_mapped(const EmuMem *m, uint64_t addr, uint64_t bytes)
+/* The live allocations nearest to addr: the last one based below it and the first one
+ * based at it or above (the table is sorted); NULL where there is none. */
+static void nearest(const EmuMem *m, uint64_t addr, const EmuAlloc **below,
+                    const EmuAlloc **above)
 {
-    /* the first live allocation whose base is at addr or above (the table is sorted) */
     size_t lo = 0, hi = m->nlive;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -173,8 +175,14 @@ int emu_mem_mapped(const EmuMem *m, uint64_t addr, uint64_t bytes)
         else
             hi = mid;
     }
-    const EmuAlloc *above = lo < m->nlive ? &m->live[lo] : NULL;
-    const EmuAlloc *below = lo ? &m->live[lo - 1] : NULL;
+    *above = lo < m->nlive ? &m->live[lo] : NULL;
+    *below = lo ? &m->live[lo - 1] : NULL;
+}
+
+int emu_mem_mapped(const EmuMem *m, uint64_t addr, uint64_t bytes)
+{
+    const EmuAlloc *below, *above;
+    nearest(m, addr, &below, &above);
     return (above && above->base - addr < EMU_MAP_BYTES) ||
            (below && addr + bytes - below->base <= below->size + (uint64_t)EMU_MAP_BYTES);
 }
@@ -195,17 +203,8 @@ void emu_mem_explain(const EmuMem *m, uint64_t addr, uint64_t bytes, char *buf, 
         return;
     }
     (void)bytes;
-    /* the nearest live allocations below and above addr (the table is sorted) */
-    size_t lo = 0, hi = m->nlive;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (m->live[mid].base < addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    const EmuAlloc *above = lo < m->nlive ? &m->live[lo] : NULL;
-    const EmuAlloc *below = lo ? &m->live[lo - 1] : NULL;
+    const EmuAlloc *below, *above;
+    nearest(m, addr, &below, &above);
     if (above && above->base - addr <= EMU_NEAR_BYTES)
         snprintf(buf, n, "outside any allocation (%llu bytes before [0x%llx, +%llu))",
                  (unsigned long long)(above->base - addr), (unsigned long long)above->base,
