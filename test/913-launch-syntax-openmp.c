@@ -67,7 +67,7 @@ Test(launch_syntax, spaced_chevrons_are_a_launch_and_nothing_else_changes)
     free(kept);
 }
 
-/* The repro as Rodinia writes it: also with -S --cuda-device-only (one launch per line). */
+/* The launch as Rodinia writes it: also with -S --cuda-device-only (one launch per line). */
 Test(launch_syntax, particlefilter_style_launch)
 {
     const char *text = "#include <cstdio>\n"
