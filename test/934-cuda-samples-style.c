@@ -5,10 +5,10 @@
  * under __DRIVER_TYPES_H__), pins the occupancy calculator's block-size search, available
  * shared memory and resident blocks on gtx480 against figures worked out by hand from the
  * preset's limits, and checks labeled and binary partitions, their ranks and reductions,
- * and match_any against host computations, also under divergence, the profiler's marks
- * from cuda_profiler_api.h, and a dynamic shared array placed after one static byte (the
- * window must hold the padding before it). It must print PASS at -O2 and -O0, in timing
- * and in functional mode.
+ * and match_any against host computations, also under divergence, a launch written with
+ * spaces inside the chevrons, the profiler's marks from cuda_profiler_api.h, and a
+ * dynamic shared array placed after one static byte (the window must hold the padding
+ * before it). It must print PASS at -O2 and -O0, in timing and in functional mode.
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>

@@ -3,8 +3,8 @@
 // occupancy calculator, and splits warps with labeled and binary partitions. Run on the
 // gtx480 preset (1536 threads, 8 blocks and 48 KB of shared memory per SM, 15 SMs), where
 // the occupancy figures below follow by hand from those limits; it brackets the work with
-// the profiler's marks and checks that a dynamic shared array after a static byte is
-// whole. Prints
+// the profiler's marks, writes one launch with spaces inside the chevrons as nvcc accepts
+// it, and checks that a dynamic shared array after a static byte is whole. Prints
 // "samples_style: PASS".
 #include <cstdio>
 #include <cuda_runtime.h>
@@ -151,7 +151,7 @@ static void occupancy(void)
     float *d = NULL;
     check(cudaOccupancyMaxPotentialBlockSize(&grid, &block, fill));
     check(cudaMalloc(&d, n * sizeof(float)));
-    fill<<<(n + block - 1) / block, block>>>(d, n);
+    fill << < (n + block - 1) / block, block >> > (d, n); // spaced, as some samples write it
     check(cudaGetLastError());
     float last = 0;
     check(cudaMemcpy(&last, d + n - 1, sizeof last, cudaMemcpyDeviceToHost));
