@@ -2,9 +2,9 @@
  * cache.c - the sectored tag store and MSHR table behind the L1 and the L2 slices
  * (cache.h). Replacement policies are a small table chosen by name: "lru" restamps a
  * line on every hit, "fifo" only when it is installed; both evict the smallest stamp
- * among the unreserved ways of the lowest priority, after any unused way. Set index:
- * (line / line size / set_div) mod sets, where an L2 slice sets set_div to the number of
- * slices.
+ * among the unreserved ways of the lowest priority, after any unused way. Set index: a
+ * function chosen by name (cache_index.c: linear, xor, fermi, ipoly) of the line number
+ * line / line size / set_div, where an L2 slice sets set_div to the number of slices.
  */
 #include "timing/cache.h"
 
@@ -60,8 +60,8 @@ static const CachePolicy *policy_find(const char *name)
 }
 
 int cache_init(Cache *c, const char *what, unsigned sets, unsigned ways, unsigned line,
-               unsigned sector, const char *policy, unsigned mshrs, unsigned merge,
-               char *err, size_t n)
+               unsigned sector, const char *policy, const char *index, unsigned mshrs,
+               unsigned merge, char *err, size_t n)
 {
     memset(c, 0, sizeof *c);
     if (!sets || !ways || !mshrs || !merge) {
@@ -78,6 +78,11 @@ int cache_init(Cache *c, const char *what, unsigned sets, unsigned ways, unsigne
         snprintf(err, n, "%s.policy: unknown replacement policy '%s' (lru, fifo)", what, policy);
         return -1;
     }
+    char key[64];
+    snprintf(key, sizeof key, "%s.index", what);
+    c->index = cache_index_open(key, what, index ? index : "linear", sets, err, n);
+    if (!c->index)
+        return -1;
     c->set_div = 1;
     c->sets = sets, c->ways = ways, c->line = line, c->sector = sector;
     c->nsectors = line / sector, c->mshrs = mshrs, c->merge = merge;
@@ -102,14 +107,14 @@ void cache_free(Cache *c)
     c->lines = NULL, c->mshr = NULL, c->waitbuf = NULL;
 }
 
-/* (line / line size / set_div) mod sets, with shifts and masks for powers of two. */
+/* index(line / line size / set_div, sets), dividing by shifts for powers of two. */
 static CacheLine *set_of(Cache *c, uint64_t line)
 {
     uint64_t l = line >> __builtin_ctz(c->line); /* a power of two (cache_init) */
-    unsigned d = c->set_div, s = c->sets;
+    unsigned d = c->set_div;
     if (d > 1)
         l = d & (d - 1) ? l / d : l >> __builtin_ctz(d);
-    return &c->lines[(size_t)(s & (s - 1) ? l % s : l & (s - 1)) * c->ways];
+    return &c->lines[(size_t)c->index->set(l, c->sets) * c->ways];
 }
 
 CacheLine *cache_find(Cache *c, uint64_t line)

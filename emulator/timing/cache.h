@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "timing/cache_index.h"
 #include "timing/timing.h"
 
 typedef struct CacheLine {
@@ -52,8 +53,9 @@ typedef struct CachePolicy {
 
 struct Cache {
     unsigned sets, ways, line, sector, nsectors;
-    unsigned set_div;  /* set = (addr / line / set_div) mod sets; 1 unless the owner sees
-                        * only every set_div-th line (an L2 slice) */
+    unsigned set_div;  /* set = index(addr / line / set_div, sets); 1 unless the owner
+                        * sees only every set_div-th line (an L2 slice) */
+    const CacheIndex *index; /* the set-index function (cache_index.h) */
     unsigned mshrs, merge, mshrs_used;
     unsigned lineless; /* MSHRs of bypassing misses in use (cache_plan looks them up) */
     CacheLine *lines; /* [sets * ways] */
@@ -89,10 +91,12 @@ static inline int cache_plan_installs(const CachePlan *p, const TmReq *r)
     return p->out == CACHE_MISS && !p->mshr && !(p->line->used && p->line->addr == r->line);
 }
 
-/* sets*ways*line bytes; policy by name; mshrs entries holding merge requests each. */
+/* sets*ways*line bytes; replacement policy and set-index function (NULL: linear) by
+ * name, errors naming the keys what.policy and what.index; mshrs entries holding merge
+ * requests each. */
 int cache_init(Cache *c, const char *what, unsigned sets, unsigned ways, unsigned line,
-               unsigned sector, const char *policy, unsigned mshrs, unsigned merge,
-               char *err, size_t n);
+               unsigned sector, const char *policy, const char *index, unsigned mshrs,
+               unsigned merge, char *err, size_t n);
 void cache_free(Cache *c);
 CacheLine *cache_find(Cache *c, uint64_t line);
 /* A victim way for line (a free way first), or NULL when every way is reserved. */

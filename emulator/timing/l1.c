@@ -26,8 +26,8 @@
 #include "timing/slots.h"
 
 static int cache_setup(L1 *l, const char *name, uint64_t bytes, unsigned ways,
-                       const EmuConfig *cfg, const char *policy, unsigned mshrs,
-                       unsigned merge, char *err, size_t n)
+                       const EmuConfig *cfg, const char *policy, const char *index,
+                       unsigned mshrs, unsigned merge, char *err, size_t n)
 {
     uint64_t way_bytes = (uint64_t)cfg->l1_line * ways;
     if (!way_bytes || bytes % way_bytes || bytes / way_bytes == 0) {
@@ -36,7 +36,7 @@ static int cache_setup(L1 *l, const char *name, uint64_t bytes, unsigned ways,
         return -1;
     }
     return cache_init(&l->c, name, (unsigned)(bytes / way_bytes), ways, cfg->l1_line,
-                      cfg->l1_sector, policy, mshrs, merge, err, n);
+                      cfg->l1_sector, policy, index, mshrs, merge, err, n);
 }
 
 int l1_init(L1 *l, const EmuConfig *cfg, unsigned sm, TmCounters *ctr, char *err, size_t n)
@@ -44,7 +44,7 @@ int l1_init(L1 *l, const EmuConfig *cfg, unsigned sm, TmCounters *ctr, char *err
     *l = (L1){.sm = sm, .hit_latency = cfg->l1_hit_latency, .ctr = ctr,
               .n = {&ctr->l1_hits, &ctr->l1_misses, &ctr->l1_sector_misses,
                     &ctr->l1_mshr_merges, &ctr->l1_mshr_stalls}};
-    if (cache_setup(l, "l1", cfg->l1_bytes, cfg->l1_ways, cfg, cfg->l1_policy,
+    if (cache_setup(l, "l1", cfg->l1_bytes, cfg->l1_ways, cfg, cfg->l1_policy, cfg->l1_index,
                     cfg->l1_mshrs, cfg->l1_mshr_merge, err, n) < 0)
         return -1;
     return tm_insertion_open(&l->ins, &l->ins_state, cfg, 1, err, n);
@@ -58,7 +58,7 @@ int l1_init_tex(L1 *l, const EmuConfig *cfg, unsigned sm, TmCounters *ctr, char 
               .n = {&ctr->tex_hits, &ctr->tex_misses, &ctr->tex_sector_misses,
                     &ctr->tex_mshr_merges, &ctr->tex_mshr_stalls}};
     return cache_setup(l, "tex", cfg->tex_bytes, cfg->tex_ways, cfg, cfg->tex_policy,
-                       cfg->tex_mshrs, cfg->tex_mshr_merge, err, n);
+                       cfg->tex_index, cfg->tex_mshrs, cfg->tex_mshr_merge, err, n);
 }
 
 void l1_free(L1 *l)

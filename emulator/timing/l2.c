@@ -30,7 +30,8 @@ int l2_init(L2Slice *s, const EmuConfig *cfg, unsigned id, TmCounters *ctr, char
 {
     s->id = id, s->latency = cfg->l2_latency, s->ctr = ctr, s->tried = 0;
     if (cache_init(&s->c, "l2", cfg->l2_sets, cfg->l2_ways, cfg->l1_line, cfg->l1_sector,
-                   cfg->l2_policy, cfg->l2_mshrs, cfg->l2_mshr_merge, err, n) < 0)
+                   cfg->l2_policy, cfg->l2_index, cfg->l2_mshrs, cfg->l2_mshr_merge, err,
+                   n) < 0)
         return -1;
     s->c.set_div = cfg->l2_slices;
     return tm_insertion_open(&s->ins, &s->ins_state, cfg, 2, err, n);
