@@ -10,6 +10,11 @@
  * i.e. 4-byte words are interleaved across the warp's 32 lanes inside a region private
  * to (SM, warp slot). An 8- or 16-byte local access is split into its words, each mapped
  * separately. The region holds 512 MiB of local memory per thread.
+ *
+ * Atomics: each line request also says how many operations its line takes at the L2
+ * (CoalAtomic, in the request's meta): its lanes, their distinct addresses, and the most
+ * lanes on one address, which the L2 must perform one after the other. A lane belongs to
+ * the line of its first byte (an atomic is aligned, so it lies in one line).
  */
 #include "timing/coalescer.h"
 
@@ -127,6 +132,35 @@ static int coal_sectors(const TmAccess *a, unsigned line, unsigned sector_shift,
     return (int)n;
 }
 
+/* Counts each atomic request's operations (CoalAtomic) into its meta. A lane is counted
+ * once, at the first lane of its address, with every later lane on that address. */
+static void coal_atomics(const TmAccess *a, unsigned line, TmReq *out, unsigned n)
+{
+    CoalAtomic c[32] = {{0}};
+    uint32_t seen = 0;
+    for (uint32_t m = a->mask; m; m &= m - 1) {
+        unsigned i = (unsigned)__builtin_ctz(m);
+        if (seen >> i & 1)
+            continue;
+        uint64_t l = a->addr[i] & ~(uint64_t)(line - 1);
+        unsigned k = 0;
+        while (k < n && out[k].line != l)
+            k++;
+        unsigned same = 1;
+        for (uint32_t rest = m & (m - 1); rest; rest &= rest - 1) {
+            unsigned j = (unsigned)__builtin_ctz(rest);
+            if (a->addr[j] == a->addr[i])
+                same++, seen |= 1u << j;
+        }
+        if (k >= n || k >= 32)
+            continue; /* cannot happen: every lane's line has its request */
+        c[k].lanes += same, c[k].addrs++;
+        c[k].serial = same > c[k].serial ? same : c[k].serial;
+    }
+    for (unsigned k = 0; k < n && k < 32; k++)
+        out[k].meta = coal_atomic_pack(c[k]);
+}
+
 unsigned coal_split(const TmAccess *a, unsigned sm, unsigned line, unsigned sector, TmReq *out)
 {
     unsigned shift = 0;
@@ -147,5 +181,7 @@ unsigned coal_split(const TmAccess *a, unsigned sm, unsigned line, unsigned sect
         out[i].pc = a->pc;
         out[i].atom = TM_NO_ATOM; /* the LD/ST unit looks the hints up */
     }
+    if (a->kind == TM_ATOMIC && a->space != TM_LOCAL)
+        coal_atomics(a, line, out, (unsigned)n);
     return (unsigned)n;
 }

@@ -12,6 +12,20 @@
  * Writes: write-back, write-allocate, no fetch: the written sectors become valid and
  * dirty (a partial-sector write is treated as covering its sector; the functional model
  * holds the data). Writes are not answered.
+ * Atomics are performed in the slice's atomic unit, one line request after another in
+ * the order they are looked up (a hit) or filled (a miss), each starting when the unit
+ * is free: a request with at most s lanes on one address and n lanes in all (CoalAtomic,
+ * counted by the coalescer) holds the unit
+ *     busy = max(s x l2.atomic_latency, ceil(n / l2.atomic_per_cycle))
+ * cycles, since operations on one address are performed one after the other, each
+ * l2.atomic_latency after the one before, and the unit performs at most
+ * l2.atomic_per_cycle operations a cycle. l2.latency covers a lone operation (busy =
+ * lone), so a hit is answered at start + busy - lone + l2.latency (start: the lookup, or
+ * the cycle the unit frees), a filled atomic at start + busy - lone (start: the fill, or
+ * later). Reads and writes do not wait for the unit; the lookups go on.
+ * l2.atomic_latency = 0 leaves operations on one address unserialized and
+ * l2.atomic_per_cycle = 0 the unit's throughput unlimited; both 0: an atomic costs what a
+ * read does.
  * Addresses are global line addresses; the set index skips the slice-selection bits
  * (cache set_div = l2.slices).
  * The coherence slot's memory side (slots.h) may refuse a read hit (the line's sectors
@@ -23,12 +37,21 @@
 #include "timing/l2.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include "timing/coalescer.h"
 #include "timing/slots.h"
 
 int l2_init(L2Slice *s, const EmuConfig *cfg, unsigned id, TmCounters *ctr, char *err,
             size_t n)
 {
     s->id = id, s->latency = cfg->l2_latency, s->ctr = ctr, s->tried = 0;
+    s->atom_latency = cfg->l2_atomic_latency, s->atom_per_cycle = cfg->l2_atomic_per_cycle;
+    s->atom_free = s->atom_last = 0;
+    if (!(s->fill_at = calloc(cfg->l2_mshr_merge ? cfg->l2_mshr_merge : 1,
+                              sizeof *s->fill_at))) {
+        snprintf(err, n, "l2 slice %u: out of memory", id);
+        return -1;
+    }
     if (cache_init(&s->c, "l2", cfg->l2_sets, cfg->l2_ways, cfg->l1_line, cfg->l1_sector,
                    cfg->l2_policy, cfg->l2_index, cfg->l2_mshrs, cfg->l2_mshr_merge, err,
                    n) < 0)
@@ -39,6 +62,8 @@ int l2_init(L2Slice *s, const EmuConfig *cfg, unsigned id, TmCounters *ctr, char
 
 void l2_free(L2Slice *s)
 {
+    free(s->fill_at);
+    s->fill_at = NULL;
     cache_free(&s->c);
     if (s->ins && s->ins->free)
         s->ins->free(s->ins_state);
@@ -64,6 +89,29 @@ static void l2_replaced(L2Slice *s, const CacheLine *l, uint64_t by, Cycle t)
     if (s->coh && s->coh->l2_evict)
         s->coh->l2_evict(s->coh_state, s->ctr, s->id, l->addr, l->meta, t);
     l2_gone(s, l->addr);
+}
+
+/* Performs atomic r in the atomic unit, which it reaches at cycle t: returns how much
+ * later than a lone operation its operations are done. */
+static Cycle l2_atomic(L2Slice *s, const TmReq *r, Cycle t)
+{
+    CoalAtomic c = coal_atomic_ops(r);
+    if (t < s->atom_last)
+        s->atom_free = 0; /* the clock went back: a new launch (l2_next_launch) */
+    s->atom_last = t;
+    Cycle start = t > s->atom_free ? t : s->atom_free;
+    Cycle serial = (Cycle)c.serial * s->atom_latency;
+    Cycle per = s->atom_per_cycle;
+    Cycle thru = per ? (c.lanes + per - 1) / per : 0;
+    Cycle busy = serial > thru ? serial : thru;
+    s->atom_free = start + busy;
+    Cycle lone = s->atom_latency || !s->atom_per_cycle ? s->atom_latency : 1;
+    return start + busy - lone - t;
+}
+
+void l2_next_launch(L2Slice *s)
+{
+    s->atom_free = s->atom_last = 0;
 }
 
 static int l2_through(const L2Slice *s)
@@ -172,16 +220,18 @@ static int l2_read(L2Slice *s, const TmReq *r, Cycle t, L2Act *act)
         s->obs->outcome(s->obs_state, r, 2,
                         p.out == CACHE_HIT ? TM_OUT_HIT : p.out == CACHE_MISS ? TM_OUT_MISS
                                                                               : TM_OUT_MERGE);
+    /* a hit's atomic is performed now; a miss's when its line comes (l2_fill_req) */
+    Cycle done = r->kind == TM_ATOMIC && p.out == CACHE_HIT ? l2_atomic(s, r, t) : 0;
     if (r->kind == TM_ATOMIC && !l2_through(s)) {
         p.line->dirty |= r->sectors;
     } else if (r->kind == TM_ATOMIC) { /* its write goes through, unanswered */
-        act[n++] = (L2Act){.kind = L2_DRAM_WRITE, .at = t + s->latency,
+        act[n++] = (L2Act){.kind = L2_DRAM_WRITE, .at = t + done + s->latency,
                            .r = {.line = r->line, .sectors = r->sectors, .kind = TM_WRITE,
                                  .sm = r->sm}};
     }
     if (p.out == CACHE_HIT) {
         s->ctr->l2_hits++;
-        act[n] = (L2Act){.kind = L2_RESPOND, .at = t + s->latency, .r = *r};
+        act[n] = (L2Act){.kind = L2_RESPOND, .at = t + done + s->latency, .r = *r};
         act[n++].r.meta = p.line->meta;
     } else if (p.out == CACHE_MISS) {
         s->ctr->l2_misses++;
@@ -226,9 +276,16 @@ unsigned l2_fill_req(L2Slice *s, const TmReq *r, TmReq *out, Cycle now)
         l->meta = meta;
     l2_gone(s, r->line);
     unsigned k = cache_fill(&s->c, m, r->sectors, out, s->c.merge, now);
-    for (unsigned i = 0; i < k; i++)
+    for (unsigned i = 0; i < k; i++) {
+        s->fill_at[i] = now + (out[i].kind == TM_ATOMIC ? l2_atomic(s, &out[i], now) : 0);
         out[i].meta = meta;
+    }
     return k;
+}
+
+Cycle l2_fill_at(const L2Slice *s, unsigned i)
+{
+    return s->fill_at[i];
 }
 
 void l2_answer(L2Slice *s, const TmReq *r, TmReq *resp, Cycle now)

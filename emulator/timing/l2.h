@@ -25,6 +25,12 @@ typedef struct L2Slice {
     Cache c;
     unsigned id, latency;
     int tried;          /* the waiting head request already counted as a stall */
+    /* the atomic unit: l2.atomic_latency, l2.atomic_per_cycle, the cycle it is free, the
+     * last cycle it was asked for (a launch restarts the clock), and the cycle each
+     * request of the last fill is answered at (l2_fill_at) */
+    unsigned atom_latency, atom_per_cycle;
+    Cycle atom_free, atom_last;
+    Cycle *fill_at;
     TmCounters *ctr;
     const struct TmInsertionOps *ins; /* l2.insertion */
     void *ins_state;
@@ -51,11 +57,16 @@ void l2_free(L2Slice *s);
  * -1 when r must wait (no MSHR, merge slot or way; retry after a fill). */
 int l2_access(L2Slice *s, const TmReq *r, Cycle t, L2Act *act);
 /* DRAM returned sectors of line at cycle now: copies the requests this completes (at
- * most l2.mshr_merge) to out, to be answered now. */
+ * most l2.mshr_merge) to out, to be answered now, except atomics: the i-th is answered
+ * at l2_fill_at(s, i), once the atomic unit has performed its operations. */
 unsigned l2_fill(L2Slice *s, uint64_t line, uint8_t sectors, TmReq *out, Cycle now);
 /* With the coherence slot: the fill's TmReq (its meta from memory) as l2_fill takes it,
  * the answered requests carrying the meta the line keeps. */
 unsigned l2_fill_req(L2Slice *s, const TmReq *r, TmReq *out, Cycle now);
+/* The cycle the i-th request of the last fill is answered at. */
+Cycle l2_fill_at(const L2Slice *s, unsigned i);
+/* A new launch restarts the clock at 0: the atomic unit is free. */
+void l2_next_launch(L2Slice *s);
 /* Memory answered a write the slice wrote through (r: the write, its meta from memory):
  * the line keeps the coherence slot's meta; *resp is the answer for the SM. */
 void l2_answer(L2Slice *s, const TmReq *r, TmReq *resp, Cycle now);

@@ -96,7 +96,8 @@ typedef struct TmReq {
     Cycle issued;      /* cycle the L1 sent it (latency statistics) */
     uint64_t meta;     /* the coherence slot's word a response (or a write's answer)
                         * carries to the cache it fills (slots.h; HALCONE: the block's
-                        * timestamps) */
+                        * timestamps); on an atomic's request, which carries no such
+                        * word, its operation counts for the L2 (coalescer.h) */
 } TmReq;
 
 /* A line of another device's memory (peer access; docs/multi-device.md): the LD/ST unit
