@@ -81,7 +81,7 @@ Test(caba_mem, the_metadata_read_is_a_dram_access_of_its_own)
      * finds its bank open at another row (a conflict) -- one bank makes this certain */
     TMem t;
     Fake f = {{0}};
-    const char *set = WAIT ";dram.banks=1";
+    const char *set = WAIT ";dram.banks=1;dram.bank_groups=1";
     EmuConfig c = t_cfg(set);
     open_with(&t, set, &f);
     TmAccess a = t_line_read(0x10000);

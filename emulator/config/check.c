@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "xgpu/isa.h"
+#include "timing/cache_index.h"
+#include "timing/dram.h"
 
 #define MAX_U32 UINT32_MAX
 #define MAX_U64 UINT64_MAX
@@ -304,6 +306,11 @@ static int cfg_check_l1(const EmuConfig *c, char *err, size_t n)
                  (unsigned long long)c->tex_bytes);
         return -1;
     }
+    /* each cache's set-index function must be defined for its set count */
+    if (!cache_index_open("l1.index", "l1", c->l1_index, (unsigned)(lines / c->l1_ways), err, n) ||
+        !cache_index_open("tex.index", "tex", c->tex_index, (unsigned)(tlines / c->tex_ways),
+                          err, n))
+        return -1;
     return 0;
 }
 
@@ -320,6 +327,9 @@ static int cfg_check_mem(const EmuConfig *c, char *err, size_t n)
                  c->dram_row_bytes, c->l1_line);
         return -1;
     }
+    if (!cache_index_open("l2.index", "l2", c->l2_index, c->l2_sets, err, n) ||
+        dram_check(c, err, n) < 0)
+        return -1;
     return 0;
 }
 
@@ -330,7 +340,7 @@ static int cfg_check_names(const EmuConfig *c, char *err, size_t n)
         {"l1.policy", c->l1_policy, "lru|fifo"},
         {"tex.policy", c->tex_policy, "lru|fifo"},
         {"l2.policy", c->l2_policy, "lru|fifo"},
-        {"l2.slice_hash", c->l2_slice_hash, "mod|xor"},
+        {"l2.slice_hash", c->l2_slice_hash, "mod|xor|ipoly"},
         {"dram.scheduler", c->dram_scheduler, "fr-fcfs|fcfs"},
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {

@@ -1,26 +1,44 @@
 /*
- * dram.c - a DRAM channel (dram.h): open-row banks, one shared data bus, FR-FCFS.
+ * dram.c - a DRAM channel at command level (dram.h), as GPGPU-Sim and DRAMsim3 model
+ * one: every bank is a state machine (closed, or open at a row) with its own timers, and
+ * at most one command issues per command-bus cycle, chosen by the scheduler policy
+ * (dram_sched.c). While one request's data moves, other banks precharge and activate,
+ * so a row conflict delays only its own bank.
  *
- * The channel makes one scheduling decision at a time, at DRAM cycle
- * T = max(pick_ready, arrival of the oldest request). Among the first dram.queue
- * requests that have arrived by T, fr-fcfs serves the oldest one to an open row, else
- * the oldest; fcfs the oldest. The chosen request r (bank b, L = tCL for reads, WL for
- * writes, n = sectors, one burst each) then gets its commands:
- *   row hit   (b open at r's row):  c = T
- *   row miss  (b closed):           a = max(T, b.act_ready, rrd_ready);      c = a + tRCD
- *   conflict  (b open, other row):  p = max(T, b.pre_ready);
- *                                   a = max(p + tRP, b.act_ready, rrd_ready); c = a + tRCD
- *   then c = max(c, col_ready, bus_free - L); data on the bus [c + L, c + L + n*burst).
- * Bookkeeping: bus_free = c + L + n*burst; col_ready = c + tCCD; on an activate
- * b.act_ready = a + tRC, rrd_ready = a + tRRD, b.pre_ready >= a + tRAS; reads push
- * b.pre_ready to the end of their data, writes to the end of their data + tWR.
- * The next decision is allowed at max(T + 1, c): one request between activate and column
- * command at a time, so the next request's activate overlaps this one's data transfer.
- * A read completes at core cycle ceil((c + L + n*burst) * core/dram) + dram.latency.
- * DRAM cycle of core cycle t: ceil(t * dram/core).
+ * Commands and the constraints they obey (DRAM cycles; a request in bank b of bank
+ * group g = b / (banks / groups)):
+ *   PRE  b open, t >= b.pre_ready;                 then b closed, b.act_ready >= t + tRP
+ *   ACT  b closed, t >= b.act_ready, t >= last ACT + tRRD, t >= the fourth-last ACT
+ *        + tFAW;                                   then b.col_ready = t + tRCD,
+ *        b.pre_ready >= t + tRAS, b.act_ready = t + tRC
+ *   COL  b open at the request's row, t >= b.col_ready, t >= last column + tCCD,
+ *        t >= last column in g + tCCDL, data bus free by t + L (L = tCL for reads, WL
+ *        for writes), reads t >= last write data + tWTR, writes t >= last read + tRTW.
+ * A request moves n bursts of dram.burst_bytes (the bursts that cover its sectors, or
+ * what the memory-side transform says), as n column commands s = max(tCCDL, burst)
+ * cycles apart, reserved on the command bus at once: its data ends at
+ * t + (n - 1) s + L + burst. After a read b.pre_ready >= last column + tRTP; after a
+ * write b.pre_ready >= end of data + tWR.
+ *
+ * Queues: reads and writes wait in separate bounded queues (dram.queue,
+ * dram.write_queue; dram_full tells the L2 to wait). The write queue becomes the active
+ * one when it holds dram.write_high writes, or when no read waits, and stays so until
+ * it is down to dram.write_low with reads waiting, or empty (GPGPU-Sim's separate write
+ * queue; Stuecheli et al., "The virtual write queue", ISCA 2010). The policy only sees
+ * the active queue's requests that have arrived.
+ *
+ * Refresh (dram.trefi > 0): all banks refresh together for tRFC cycles at every
+ * multiple of tREFI since the launch began; no command issues then, and every row is
+ * closed. It is applied when the channel next decides, so an idle channel costs nothing.
+ *
+ * Time: the channel decides at DRAM cycle `when` (ch->next is its core cycle); a
+ * decision issues one command or none, and the next is at least one cycle later. A read
+ * completes at core cycle ceil(data end * core/dram) + dram.latency; a write when its
+ * column commands issue. DRAM cycle of core cycle t: ceil(t * dram/core).
  */
 #include "timing/dram.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,32 +47,39 @@ static uint64_t max64(uint64_t a, uint64_t b)
     return a > b ? a : b;
 }
 
-static unsigned pick_fcfs(const DramChan *ch, uint64_t t)
+int dram_check(const EmuConfig *cfg, char *err, size_t n)
 {
-    return 0;
+    const char *bad = NULL;
+    if (!cfg->dram_banks || !cfg->dram_queue || !cfg->dram_write_queue ||
+        !cfg->dram_clock_khz || !cfg->gpu_clock_khz || !cfg->dram_burst_cycles ||
+        !cfg->dram_burst_bytes)
+        bad = "dram.banks, dram.queue, dram.write_queue, dram.clock_khz, dram.burst_cycles "
+              "and dram.burst_bytes must be positive";
+    else if (cfg->dram_queue > 4096 || cfg->dram_write_queue > 4096)
+        bad = "dram.queue and dram.write_queue must be at most 4096 requests";
+    else if (!cfg->dram_bank_groups || cfg->dram_banks % cfg->dram_bank_groups)
+        bad = "dram.bank_groups must be positive and divide dram.banks";
+    else if (cfg->dram_write_low > cfg->dram_write_high ||
+             cfg->dram_write_high > cfg->dram_write_queue || !cfg->dram_write_high)
+        bad = "dram.write_low <= dram.write_high <= dram.write_queue, with dram.write_high "
+              "positive";
+    else if (cfg->dram_trefi && cfg->dram_trefi <= (uint64_t)cfg->dram_trfc + cfg->dram_trc +
+             cfg->dram_tfaw + cfg->dram_trcd + cfg->dram_tcl + 16ull *
+             (cfg->dram_tccdl > cfg->dram_burst_cycles ? cfg->dram_tccdl : cfg->dram_burst_cycles))
+        /* so that between two refreshes a row can open and a line's columns issue */
+        bad = "dram.trefi must exceed dram.trfc + dram.trc + dram.tfaw + dram.trcd + "
+              "dram.tcl + 16 column slots (max(dram.tccdl, dram.burst_cycles))";
+    else if (cfg->l1_sector % cfg->dram_burst_bytes && cfg->dram_burst_bytes % cfg->l1_sector)
+        bad = "dram.burst_bytes must divide the sector (l1.sector) or be a multiple of it";
+    if (bad)
+        snprintf(err, n, "%s", bad);
+    return bad ? -1 : 0;
 }
-
-static unsigned pick_frfcfs(const DramChan *ch, uint64_t t)
-{
-    unsigned n = ch->qn < ch->window ? ch->qn : ch->window;
-    for (unsigned i = 0; i < n && ch->q[i].arrival <= t; i++) {
-        const DramBank *b = &ch->bank[ch->q[i].bank];
-        if (b->open && b->row == ch->q[i].row)
-            return i;
-    }
-    return 0;
-}
-
-static const DramSched dram_scheds[] = {
-    /* name       pick */
-    {"fr-fcfs",   pick_frfcfs},
-    {"fcfs",      pick_fcfs},
-};
 
 int dram_init(DramChan *ch, const EmuConfig *cfg, TmCounters *ctr, char *err, size_t n)
 {
     memset(ch, 0, sizeof *ch);
-    for (size_t i = 0; i < sizeof dram_scheds / sizeof dram_scheds[0]; i++)
+    for (unsigned i = 0; i < dram_nscheds; i++)
         if (strcmp(dram_scheds[i].name, cfg->dram_scheduler) == 0)
             ch->sched = &dram_scheds[i];
     if (!ch->sched) {
@@ -62,22 +87,29 @@ int dram_init(DramChan *ch, const EmuConfig *cfg, TmCounters *ctr, char *err, si
                  cfg->dram_scheduler);
         return -1;
     }
-    if (!cfg->dram_banks || !cfg->dram_queue || !cfg->dram_clock_khz || !cfg->gpu_clock_khz ||
-        !cfg->dram_burst_cycles || !cfg->dram_burst_bytes) {
-        snprintf(err, n, "dram.banks, dram.queue, dram.clock_khz, dram.burst_cycles and "
-                 "dram.burst_bytes must be positive");
+    if (dram_check(cfg, err, n) < 0)
         return -1;
-    }
     ch->trcd = cfg->dram_trcd, ch->tcl = cfg->dram_tcl, ch->wl = cfg->dram_wl;
     ch->trp = cfg->dram_trp, ch->tras = cfg->dram_tras, ch->trc = cfg->dram_trc;
-    ch->trrd = cfg->dram_trrd, ch->tccd = cfg->dram_tccd, ch->twr = cfg->dram_twr;
+    ch->trrd = cfg->dram_trrd, ch->tfaw = cfg->dram_tfaw, ch->twr = cfg->dram_twr;
+    ch->tccd = cfg->dram_tccd, ch->tccdl = cfg->dram_tccdl ? cfg->dram_tccdl : cfg->dram_tccd;
+    ch->trtp = cfg->dram_trtp, ch->twtr = cfg->dram_twtr, ch->trtw = cfg->dram_trtw;
+    ch->trefi = cfg->dram_trefi, ch->trfc = cfg->dram_trfc;
     ch->burst = cfg->dram_burst_cycles, ch->burst_bytes = cfg->dram_burst_bytes;
-    ch->window = cfg->dram_queue, ch->latency = cfg->dram_latency;
+    ch->sector = cfg->l1_sector;
+    ch->latency = cfg->dram_latency;
+    ch->groups = cfg->dram_bank_groups, ch->banks_per_group = cfg->dram_banks / ch->groups;
+    ch->write_high = cfg->dram_write_high, ch->write_low = cfg->dram_write_low;
     ch->core_khz = cfg->gpu_clock_khz, ch->dram_khz = cfg->dram_clock_khz;
     ch->nbanks = cfg->dram_banks, ch->ctr = ctr;
     ch->next = TM_NEVER;
+    ch->rq.cap = cfg->dram_queue, ch->wq.cap = cfg->dram_write_queue;
     ch->bank = calloc(ch->nbanks, sizeof *ch->bank);
-    if (!ch->bank) {
+    ch->grp_ready = calloc(ch->groups, sizeof *ch->grp_ready);
+    ch->rq.v = malloc(ch->rq.cap * sizeof *ch->rq.v);
+    ch->wq.v = malloc(ch->wq.cap * sizeof *ch->wq.v);
+    if (!ch->bank || !ch->grp_ready || !ch->rq.v || !ch->wq.v) {
+        dram_free(ch);
         snprintf(err, n, "out of memory");
         return -1;
     }
@@ -87,15 +119,23 @@ int dram_init(DramChan *ch, const EmuConfig *cfg, TmCounters *ctr, char *err, si
 void dram_free(DramChan *ch)
 {
     free(ch->bank);
-    free(ch->q);
-    ch->bank = NULL, ch->q = NULL;
+    free(ch->grp_ready);
+    free(ch->rq.v);
+    free(ch->wq.v);
+    ch->bank = NULL, ch->grp_ready = NULL, ch->rq.v = ch->wq.v = NULL;
 }
 
 void dram_next_launch(DramChan *ch)
 {
-    ch->pick_ready = ch->col_ready = ch->rrd_ready = ch->bus_free = 0;
     for (unsigned b = 0; b < ch->nbanks; b++)
-        ch->bank[b].act_ready = ch->bank[b].pre_ready = 0;
+        ch->bank[b].act_ready = ch->bank[b].col_ready = ch->bank[b].pre_ready = 0;
+    for (unsigned g = 0; g < ch->groups; g++)
+        ch->grp_ready[g] = 0;
+    memset(ch->act_hist, 0, sizeof ch->act_hist);
+    ch->act_i = 0, ch->nacts = 0;
+    ch->floor = ch->rrd_ready = ch->ccd_ready = ch->rd_ready = ch->wr_ready = 0;
+    ch->bus_free = ch->seq_c0 = ch->seq_last = ch->seq_step = 0;
+    ch->refreshed = 0, ch->draining = 0, ch->when = 0;
     ch->next = TM_NEVER;
 }
 
@@ -111,9 +151,135 @@ Cycle dram_core(const DramChan *ch, uint64_t dram)
     return (Cycle)((x + ch->dram_khz - 1) / ch->dram_khz);
 }
 
-static uint64_t pick_time(const DramChan *ch)
+/* The bursts a request moves: those covering its sectors, or the transform's count. */
+static unsigned dram_bursts(const DramChan *ch, const DramReq *r)
 {
-    return max64(ch->pick_ready, ch->q[0].arrival);
+    if (r->bursts)
+        return r->bursts;
+    if (ch->burst_bytes <= ch->sector)
+        return tm_nsectors(r->sectors) * (ch->sector / ch->burst_bytes);
+    unsigned per = ch->burst_bytes / ch->sector, n = 0;
+    uint8_t mask = (uint8_t)((1u << per) - 1);
+    for (unsigned s = 0; s < 8; s += per)
+        n += (r->sectors >> s & mask) != 0;
+    return n;
+}
+
+/* The first cycle at or after t that is not in a refresh window. */
+static uint64_t after_refresh(const DramChan *ch, uint64_t t)
+{
+    if (!ch->trefi)
+        return t;
+    uint64_t k = t / ch->trefi;
+    return k && t < k * ch->trefi + ch->trfc ? k * ch->trefi + ch->trfc : t;
+}
+
+/* The first cycle at or after t that the command bus has free: the last request's
+ * column commands hold their cycles. */
+static uint64_t cmd_free(const DramChan *ch, uint64_t t)
+{
+    if (!ch->seq_step || t < ch->seq_c0 || t > ch->seq_last || (t - ch->seq_c0) % ch->seq_step)
+        return t;
+    return ch->seq_step == 1 ? ch->seq_last + 1 : t + 1;
+}
+
+static unsigned same_group_ccd(const DramChan *ch)
+{
+    return ch->groups > 1 ? ch->tccdl : ch->tccd;
+}
+
+uint64_t dram_ready(const DramChan *ch, const DramReq *r, int *cmd)
+{
+    const DramBank *b = &ch->bank[r->bank];
+    uint64_t t;
+    if (b->open && b->row == r->row) {
+        unsigned lat = r->write ? ch->wl : ch->tcl;
+        *cmd = DRAM_COL;
+        t = max64(b->col_ready, max64(ch->ccd_ready, ch->grp_ready[r->bank / ch->banks_per_group]));
+        t = max64(t, max64(ch->bus_free > lat ? ch->bus_free - lat : 0,
+                           r->write ? ch->wr_ready : ch->rd_ready));
+    } else if (b->open) {
+        *cmd = DRAM_PRE;
+        t = b->pre_ready;
+    } else {
+        *cmd = DRAM_ACT;
+        t = max64(b->act_ready, ch->rrd_ready);
+        if (ch->tfaw && ch->nacts >= 4)
+            t = max64(t, ch->act_hist[ch->act_i] + ch->tfaw);
+    }
+    t = max64(t, ch->floor);
+    /* a refresh window can end on a reserved cycle and vice versa: settle both */
+    for (uint64_t u = 0; u != t;)
+        u = t, t = after_refresh(ch, cmd_free(ch, t));
+    return t;
+}
+
+int dram_row_wanted(const DramChan *ch, const DramQueue *q, unsigned b, uint64_t t)
+{
+    const DramBank *k = &ch->bank[b];
+    for (unsigned i = 0; i < q->n && q->v[i].arrival <= t; i++)
+        if (q->v[i].bank == b && q->v[i].row == k->row)
+            return 1;
+    return 0;
+}
+
+/* Requests of q that have arrived by t. */
+static unsigned arrived(const DramQueue *q, uint64_t t)
+{
+    unsigned n = 0;
+    while (n < q->n && q->v[n].arrival <= t)
+        n++;
+    return n;
+}
+
+/* Whether a decision at t drains the write queue: it does between the watermarks (see
+ * the top of the file). Only decisions change the mode, so requests that arrive in one
+ * cycle count together whatever order they were pushed in. */
+static int drain_at(const DramChan *ch, uint64_t t)
+{
+    unsigned r = arrived(&ch->rq, t), w = arrived(&ch->wq, t);
+    if (ch->draining)
+        return !(w == 0 || (w <= ch->write_low && r > 0));
+    return w >= ch->write_high || (r == 0 && w > 0);
+}
+
+/* The first arrival after t in q, or UINT64_MAX. */
+static uint64_t next_arrival(const DramQueue *q, uint64_t t)
+{
+    unsigned i = arrived(q, t);
+    return i < q->n ? q->v[i].arrival : UINT64_MAX;
+}
+
+/* Refresh windows that began by t: every row closes, no bank activates inside one. */
+static void catch_up_refresh(DramChan *ch, uint64_t t)
+{
+    if (!ch->trefi || t / ch->trefi <= ch->refreshed)
+        return;
+    uint64_t k = t / ch->trefi, end = k * ch->trefi + ch->trfc;
+    for (unsigned b = 0; b < ch->nbanks; b++) {
+        ch->bank[b].open = 0;
+        ch->bank[b].act_ready = max64(ch->bank[b].act_ready, end);
+    }
+    ch->ctr->dram_refreshes += k - ch->refreshed;
+    ch->refreshed = k;
+}
+
+static void refresh_next(DramChan *ch)
+{
+    if (!ch->rq.n && !ch->wq.n) {
+        ch->next = TM_NEVER;
+        return;
+    }
+    const DramQueue *q = drain_at(ch, ch->floor) ? &ch->wq : &ch->rq;
+    uint64_t t = ch->sched->next(ch, q, ch->floor);
+    t = t < ch->floor ? ch->floor : t;
+    uint64_t a = next_arrival(&ch->rq, ch->floor), w = next_arrival(&ch->wq, ch->floor);
+    t = a < t ? a : t;
+    t = w < t ? w : t;
+    if (t == UINT64_MAX) /* cannot happen with requests queued; decide again next cycle */
+        t = ch->floor;
+    ch->when = t;
+    ch->next = dram_core(ch, t);
 }
 
 Cycle dram_next(const DramChan *ch)
@@ -121,47 +287,27 @@ Cycle dram_next(const DramChan *ch)
     return ch->next;
 }
 
-static void refresh_next(DramChan *ch)
+int dram_full(const DramChan *ch, int write)
 {
-    ch->next = ch->qn ? dram_core(ch, pick_time(ch)) : TM_NEVER;
+    const DramQueue *q = write ? &ch->wq : &ch->rq;
+    return q->n >= q->cap;
 }
 
 int dram_push(DramChan *ch, const DramReq *r, Cycle now)
 {
-    if (ch->qn == ch->qcap) {
-        unsigned cap = ch->qcap ? 2 * ch->qcap : 64;
-        DramReq *q = realloc(ch->q, cap * sizeof *q);
-        if (!q)
-            return -1;
-        ch->q = q, ch->qcap = cap;
-    }
-    ch->q[ch->qn] = *r;
-    ch->q[ch->qn].arrival = max64(dram_cycle(ch, now), ch->qn ? ch->q[ch->qn - 1].arrival : 0);
-    ch->qn++;
+    DramQueue *q = r->write ? &ch->wq : &ch->rq;
+    if (q->n >= q->cap)
+        return -1;
+    DramReq *e = &q->v[q->n];
+    *e = *r;
+    e->activated = e->precharged = 0;
+    e->arrival = max64(dram_cycle(ch, now), q->n ? q->v[q->n - 1].arrival : 0);
+    q->n++;
     refresh_next(ch);
     return 0;
 }
 
-/* Activate for a row miss or conflict at or after t; returns the activate cycle. */
-static uint64_t dram_activate(DramChan *ch, DramBank *b, uint64_t t, uint64_t row)
-{
-    if (b->open && b->row != row)
-        t = max64(t, b->pre_ready) + ch->trp;
-    uint64_t a = max64(t, max64(b->act_ready, ch->rrd_ready));
-    b->open = 1, b->row = row;
-    b->act_ready = a + ch->trc;
-    b->pre_ready = max64(b->pre_ready, a + ch->tras);
-    ch->rrd_ready = a + ch->trrd;
-    return a;
-}
-
-/* The bursts a request moves: one per sector, or what the memory-side transform said. */
-static unsigned dram_bursts(const DramReq *r)
-{
-    return r->bursts ? r->bursts : tm_nsectors(r->sectors);
-}
-
-static void dram_count(DramChan *ch, const DramDone *d)
+static void count_done(DramChan *ch, const DramDone *d, unsigned bursts)
 {
     TmCounters *k = ch->ctr;
     if (d->req.write)
@@ -171,54 +317,94 @@ static void dram_count(DramChan *ch, const DramDone *d)
     k->dram_row_hits += d->row_hit != 0;
     k->dram_row_misses += d->row_hit == 0;
     k->dram_row_conflicts += d->row_conflict != 0;
-    k->dram_bytes += (uint64_t)dram_bursts(&d->req) * ch->burst_bytes;
-    k->dram_bursts += dram_bursts(&d->req);
+    k->dram_bytes += (uint64_t)bursts * ch->burst_bytes;
+    k->dram_bursts += bursts;
     k->dram_meta_accesses += d->req.meta;
+}
+
+/* Request r's column commands from cycle t on; fills d. */
+static void issue_columns(DramChan *ch, const DramReq *r, uint64_t t, DramDone *d)
+{
+    DramBank *b = &ch->bank[r->bank];
+    unsigned nb = dram_bursts(ch, r), g = r->bank / ch->banks_per_group;
+    unsigned lat = r->write ? ch->wl : ch->tcl, ccdl = same_group_ccd(ch);
+    uint64_t step = ccdl > ch->burst ? ccdl : ch->burst;
+    uint64_t last = t + (nb ? nb - 1 : 0) * step, end = last + lat + ch->burst;
+    ch->seq_c0 = t, ch->seq_last = last, ch->seq_step = step;
+    ch->bus_free = end;
+    ch->ccd_ready = last + ch->tccd;
+    ch->grp_ready[g] = last + ccdl;
+    if (r->write) {
+        b->pre_ready = max64(b->pre_ready, end + ch->twr);
+        ch->rd_ready = max64(ch->rd_ready, end + ch->twtr);
+    } else {
+        b->pre_ready = max64(b->pre_ready, last + ch->trtp);
+        ch->wr_ready = max64(ch->wr_ready, last + ch->trtw);
+    }
+    memset(d, 0, sizeof *d);
+    d->req = *r;
+    d->col = t;
+    d->row_hit = !r->activated;
+    d->row_conflict = r->precharged;
+    d->at = dram_core(ch, end) + (r->write ? 0 : ch->latency);
+    count_done(ch, d, nb);
+    if (!r->write)
+        ch->ctr->dram_read_queue_cycles += dram_core(ch, end) - dram_core(ch, r->arrival);
 }
 
 int dram_pick(DramChan *ch, DramDone *d)
 {
-    if (!ch->qn)
+    if (!ch->rq.n && !ch->wq.n)
         return 0;
-    uint64_t t = pick_time(ch);
-    unsigned i = ch->sched->pick(ch, t);
-    memset(d, 0, sizeof *d);
-    d->req = ch->q[i];
-    memmove(&ch->q[i], &ch->q[i + 1], (ch->qn - i - 1) * sizeof *ch->q);
-    ch->qn--;
-    DramBank *b = &ch->bank[d->req.bank];
-    unsigned lat = d->req.write ? ch->wl : ch->tcl;
-    unsigned nb = dram_bursts(&d->req);
-    uint64_t c = t;
-    d->row_hit = b->open && b->row == d->req.row;
-    d->row_conflict = b->open && !d->row_hit;
-    if (!d->row_hit)
-        c = dram_activate(ch, b, t, d->req.row) + ch->trcd;
-    c = max64(c, max64(ch->col_ready, ch->bus_free > lat ? ch->bus_free - lat : 0));
-    uint64_t end = c + lat + (uint64_t)nb * ch->burst;
-    ch->bus_free = end;
-    ch->col_ready = c + ch->tccd;
-    b->pre_ready = max64(b->pre_ready, d->req.write ? end + ch->twr : end);
-    ch->pick_ready = max64(t + 1, c);
-    d->col = c;
-    d->at = dram_core(ch, end) + (d->req.write ? 0 : ch->latency);
-    dram_count(ch, d);
-    if (!d->req.write)
-        ch->ctr->dram_read_queue_cycles += dram_core(ch, end) - dram_core(ch, d->req.arrival);
+    uint64_t t = ch->when;
+    catch_up_refresh(ch, t);
+    ch->draining = drain_at(ch, t);
+    DramQueue *q = ch->draining ? &ch->wq : &ch->rq;
+    int i = ch->sched->pick(ch, q, t), cmd = -1, done = 0;
+    if (i >= 0 && dram_ready(ch, &q->v[i], &cmd) > t)
+        i = -1; /* a policy may only choose a command that can issue now */
+    if (i >= 0) {
+        DramReq *r = &q->v[i];
+        DramBank *b = &ch->bank[r->bank];
+        if (cmd == DRAM_PRE) {
+            b->open = 0;
+            b->act_ready = max64(b->act_ready, t + ch->trp);
+            r->precharged = 1;
+            ch->ctr->dram_precharges++;
+        } else if (cmd == DRAM_ACT) {
+            b->open = 1, b->row = r->row;
+            b->col_ready = t + ch->trcd;
+            b->pre_ready = max64(b->pre_ready, t + ch->tras);
+            b->act_ready = t + ch->trc;
+            ch->rrd_ready = t + ch->trrd;
+            ch->act_hist[ch->act_i] = t;
+            ch->act_i = (ch->act_i + 1) % 4;
+            ch->nacts += ch->nacts < 4;
+            r->activated = 1;
+            ch->ctr->dram_activates++;
+        } else {
+            issue_columns(ch, r, t, d);
+            memmove(r, r + 1, (q->n - (unsigned)i - 1) * sizeof *r);
+            q->n--;
+            done = 1;
+        }
+    }
+    ch->floor = t + 1;
     refresh_next(ch);
-    return 1;
+    return done;
 }
 
 int dram_idle(const DramChan *ch)
 {
-    return ch->qn == 0;
+    return ch->rq.n == 0 && ch->wq.n == 0;
 }
 
 void dram_dump(const DramChan *ch, unsigned id, FILE *f)
 {
-    fprintf(f, "dram channel %u (%s): %u queued, next decision at dram cycle %llu, bus free "
-            "at %llu\n", id, ch->sched->name, ch->qn, (unsigned long long)ch->pick_ready,
-            (unsigned long long)ch->bus_free);
+    fprintf(f, "dram channel %u (%s): %u reads and %u writes queued (%s), next decision at "
+            "dram cycle %llu, bus free at %llu\n", id, ch->sched->name, ch->rq.n, ch->wq.n,
+            ch->draining ? "draining writes" : "serving reads",
+            (unsigned long long)ch->when, (unsigned long long)ch->bus_free);
     for (unsigned b = 0; b < ch->nbanks; b++)
         if (ch->bank[b].open)
             fprintf(f, "  bank %u: row %llu open\n", b, (unsigned long long)ch->bank[b].row);

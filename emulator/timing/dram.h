@@ -1,7 +1,9 @@
 /*
- * dram.h - one DRAM channel: banks with open rows, a request queue and a scheduler
- * policy (fr-fcfs | fcfs) chosen by name. Times inside are DRAM clock cycles; the
- * interface speaks core cycles and converts (ceil) in both directions.
+ * dram.h - one DRAM channel at command level: banks with their own state and timers, a
+ * bounded read queue and a bounded write queue, and a scheduler policy (dram_sched.c)
+ * that chooses, each command-bus cycle, which request's next command (precharge,
+ * activate, column) issues. Times inside are DRAM command-clock cycles; the interface
+ * speaks core cycles and converts (ceil) in both directions.
  */
 #ifndef EMU_DRAM_H
 #define EMU_DRAM_H
@@ -14,10 +16,12 @@ typedef struct DramReq {
     uint64_t row;
     unsigned bank;
     uint16_t slice;     /* requesting L2 slice */
-    uint8_t sectors;    /* sectors moved: one burst each ... */
+    uint8_t sectors;    /* sectors moved: the bursts that cover them ... */
     uint8_t bursts;     /* ... unless this is not 0: a transformed (compressed) line */
     uint8_t write;
     uint8_t meta;       /* the memory-side transform's metadata, not a data line */
+    uint8_t activated;  /* the channel activated a row for it (set by the channel) */
+    uint8_t precharged; /* the channel closed another row for it (set by the channel) */
     uint16_t delay;     /* core cycles between a read's data and its fill (the transform's) */
     uint64_t arrival;   /* DRAM cycle it entered the queue (set by dram_push) */
 } DramReq;
@@ -26,42 +30,67 @@ typedef struct DramDone {
     DramReq req;
     Cycle at;           /* core cycle the data is back at L2 (reads: + dram.latency) */
     int row_hit, row_conflict;
-    uint64_t col;       /* DRAM cycle of the column command (tests) */
+    uint64_t col;       /* DRAM cycle of its first column command (tests) */
 } DramDone;
 
 typedef struct DramBank {
     uint64_t row;
     int open;
-    uint64_t act_ready;  /* earliest next activate: last activate + tRC */
-    uint64_t pre_ready;  /* earliest precharge: tRAS, end of read data, write recovery */
+    uint64_t act_ready;  /* earliest activate: tRC after the last, tRP after a precharge */
+    uint64_t col_ready;  /* earliest column command: tRCD after the activate */
+    uint64_t pre_ready;  /* earliest precharge: tRAS, tRTP after reads, write recovery */
 } DramBank;
+
+/* The commands a request may need next. */
+enum { DRAM_PRE, DRAM_ACT, DRAM_COL };
+
+/* One queue of the channel (reads or writes), in arrival order. */
+typedef struct DramQueue {
+    DramReq *v;
+    unsigned n, cap;
+} DramQueue;
 
 typedef struct DramChan DramChan;
 
-/* Scheduler policy: which queued request to serve at DRAM cycle t (index into the
- * window; entry 0 is the oldest and has always arrived). */
+/* Scheduler policy: which request of the active queue issues its next command at DRAM
+ * cycle t (an index into q, or -1 for none), and the earliest cycle at or after `from`
+ * at which it could choose one (UINT64_MAX: none without a new request). Both see only
+ * requests that have arrived by then; dram_ready() says what each needs and when. */
 typedef struct DramSched {
     const char *name;
-    unsigned (*pick)(const DramChan *ch, uint64_t t);
+    int (*pick)(const DramChan *ch, const DramQueue *q, uint64_t t);
+    uint64_t (*next)(const DramChan *ch, const DramQueue *q, uint64_t from);
 } DramSched;
 
 struct DramChan {
-    unsigned trcd, tcl, wl, trp, tras, trc, trrd, tccd, twr, burst, window, latency;
+    unsigned trcd, tcl, wl, trp, tras, trc, trrd, tfaw, tccd, tccdl, trtp, twtr, trtw, twr;
+    unsigned burst, burst_bytes, sector, latency, groups, banks_per_group;
+    unsigned trefi, trfc;
+    unsigned write_high, write_low;
     uint64_t core_khz, dram_khz;
     unsigned nbanks;
     DramBank *bank;
-    DramReq *q;          /* [qcap] arrival order */
-    unsigned qn, qcap;
-    uint64_t pick_ready; /* next scheduling decision no earlier than this */
-    uint64_t col_ready;  /* tCCD */
-    uint64_t rrd_ready;  /* tRRD */
-    uint64_t bus_free;   /* data bus */
-    Cycle next;          /* dram_next, kept current by dram_push and dram_pick */
+    DramQueue rq, wq;       /* bounded: dram.queue reads, dram.write_queue writes */
+    int draining;           /* the write queue is the active one */
+    uint64_t floor;         /* no decision before this cycle (one command per cycle) */
+    uint64_t when;          /* DRAM cycle of the next decision (next is its core cycle) */
+    uint64_t act_hist[4];   /* the last four activates (tFAW), a ring; act_i the oldest */
+    unsigned act_i, nacts;
+    uint64_t rrd_ready;     /* tRRD */
+    uint64_t ccd_ready;     /* last column command + tCCD */
+    uint64_t *grp_ready;    /* [groups] last column command in the group + tCCDL */
+    uint64_t rd_ready;      /* earliest read column command (tWTR after write data) */
+    uint64_t wr_ready;      /* earliest write column command (tRTW after a read) */
+    uint64_t bus_free;      /* data bus */
+    uint64_t seq_c0, seq_last, seq_step; /* the column commands of the last request */
+    uint64_t refreshed;     /* refresh windows taken into account (trefi > 0) */
+    Cycle next;             /* dram_next, kept current */
     const DramSched *sched;
     TmCounters *ctr;
-    unsigned burst_bytes;
 };
 
+/* The DRAM keys are consistent (emu_config_check calls it): -1 with the keys in err. */
+int dram_check(const EmuConfig *cfg, char *err, size_t n);
 int dram_init(DramChan *ch, const EmuConfig *cfg, TmCounters *ctr, char *err, size_t n);
 void dram_free(DramChan *ch);
 /* A new launch (memsys_next_launch): the channel is idle; its timing restarts at cycle 0,
@@ -69,13 +98,26 @@ void dram_free(DramChan *ch);
 void dram_next_launch(DramChan *ch);
 uint64_t dram_cycle(const DramChan *ch, Cycle core);  /* first DRAM cycle at/after core */
 Cycle dram_core(const DramChan *ch, uint64_t dram);   /* first core cycle at/after dram */
-/* Queues r, arrived at core cycle now. Returns -1 when out of memory. */
+/* The queue r would join is full: dram_push would refuse it. */
+int dram_full(const DramChan *ch, int write);
+/* Queues r, arrived at core cycle now. Returns -1 when its queue is full. */
 int dram_push(DramChan *ch, const DramReq *r, Cycle now);
 /* Core cycle of the next scheduling decision, or TM_NEVER with nothing queued. */
 Cycle dram_next(const DramChan *ch);
-/* Makes that decision: serves one request and describes it. Returns 0 when empty. */
+/* Makes that decision: issues at most one command. Returns 1 when that command was the
+ * last column command of a request (d describes it), else 0. */
 int dram_pick(DramChan *ch, DramDone *d);
 int dram_idle(const DramChan *ch);
 void dram_dump(const DramChan *ch, unsigned id, FILE *f);
+
+/* For the policies: the command r needs next and the earliest cycle it could issue, as
+ * the channel stands now (other commands issued first only make it later). */
+uint64_t dram_ready(const DramChan *ch, const DramReq *r, int *cmd);
+/* A request of q that has arrived by t wants the row open in bank b (a precharge of b
+ * would throw away a row hit). */
+int dram_row_wanted(const DramChan *ch, const DramQueue *q, unsigned b, uint64_t t);
+
+extern const DramSched dram_scheds[];
+extern const unsigned dram_nscheds;
 
 #endif

@@ -21,6 +21,7 @@
  * Address mapping, with L = address / line size and b = ceil(log2(l2.slices)):
  *   slice   = L mod slices                              (l2.slice_hash = mod)
  *           = (L xor L >> b xor L >> 2b) mod slices     (xor)
+ *           = IPOLY over the next power of two, mod slices (ipoly; cache_index.h)
  *   channel = slice mod dram.channels
  *   local   = (L / slices) x ceil(slices / channels) + slice / channels
  *   bank    = (local / lines per row) mod dram.banks;  row = local / (lines per row x banks)
@@ -50,6 +51,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "func/exec.h"
+#include "timing/cache_index.h"
 #include "timing/dram.h"
 #include "timing/heap.h"
 #include "timing/icnt.h"
@@ -101,9 +103,17 @@ typedef struct MsParked {
     DramReq req;
 } MsParked;
 
+/* A request for a DRAM channel whose queue was full, and the slice it came from. */
+typedef struct MsWait {
+    DramReq req;
+    unsigned slice;
+} MsWait;
+
 typedef struct MsChan {
-    MsParked *v;
+    MsParked *v;   /* reads waiting for the transform's metadata */
     unsigned n, cap;
+    MsWait *w;     /* a ring of requests waiting for room in the channel's queues, in order */
+    unsigned whead, wn, wcap;
 } MsChan;
 
 typedef struct MsSlice {
@@ -111,11 +121,13 @@ typedef struct MsSlice {
     MsQueue in;    /* requests from the crossbar */
     Cycle free;    /* next lookup no earlier than this */
     int blocked;   /* head waits for a fill */
+    unsigned dram_wait; /* its requests waiting for room at a DRAM channel: no lookups */
 } MsSlice;
 
 struct MemSys {
     unsigned nsm, nslice, nchan, slice_bits, line, line_shift, lines_per_row, banks, nsub;
     int xor_hash;
+    const CacheIndex *slice_ix; /* l2.slice_hash = ipoly, else NULL */
     /* the device's GPUs (docs/multi-gpu.md): SMs, slices and channels per GPU, and how
      * they share memory (both 0 with one GPU) */
     unsigned ngpu, smpg, spg, cpg, gslice_bits, gsub;
@@ -234,6 +246,8 @@ static MsEvent ev_pop(MemSys *m)
 /* Line number l's slice among n of one GPU (bits = ceil(log2(n))), by l2.slice_hash. */
 static unsigned ms_hash(const MemSys *m, uint64_t l, unsigned n, unsigned bits)
 {
+    if (m->slice_ix)
+        return cache_index_slice(m->slice_ix, l, n);
     if (!m->xor_hash)
         return (unsigned)(l % n);
     return (unsigned)((l ^ l >> bits ^ l >> 2 * bits) % n);
@@ -288,6 +302,49 @@ static int park(MsChan *c, uint64_t meta, const DramReq *d)
     return 0;
 }
 
+static void slice_changed(MemSys *m, unsigned i);
+
+/* Request d from slice reaches DRAM channel ch at cycle now: it joins the channel's
+ * queue, or, when that is full or others already wait, waits in order, and the slice
+ * stops looking up until the channel has taken it (ms_chan_accept). */
+static void ms_chan_push(MemSys *m, unsigned ch, const DramReq *d, unsigned slice, Cycle now)
+{
+    MsChan *c = &m->parked[ch];
+    if (!c->wn && dram_push(&m->chan[ch], d, now) == 0)
+        return;
+    if (c->wn == c->wcap) {
+        unsigned cap = c->wcap ? 2 * c->wcap : 16;
+        MsWait *v = malloc(cap * sizeof *v);
+        if (!v)
+            return; /* out of host memory: the request is lost and the core reports a deadlock */
+        for (unsigned i = 0; i < c->wn; i++)
+            v[i] = c->w[(c->whead + i) % c->wcap];
+        free(c->w);
+        c->w = v, c->whead = 0, c->wcap = cap;
+    }
+    c->w[(c->whead + c->wn++) % c->wcap] = (MsWait){*d, slice};
+    m->chan[ch].ctr->dram_queue_full++;
+    if (m->slice[slice].dram_wait++ == 0)
+        slice_changed(m, slice);
+}
+
+/* Channel ch may have room: the requests waiting for it enter in order. */
+static void ms_chan_accept(MemSys *m, unsigned ch, Cycle now)
+{
+    MsChan *c = &m->parked[ch];
+    while (c->wn) {
+        MsWait *w = &c->w[c->whead];
+        if (dram_push(&m->chan[ch], &w->req, now) < 0)
+            return;
+        c->whead = (c->whead + 1) % c->wcap, c->wn--;
+        MsSlice *s = &m->slice[w->slice];
+        if (--s->dram_wait == 0) {
+            s->free = s->free > now ? s->free : now; /* it looks up again from now on */
+            slice_changed(m, w->slice);
+        }
+    }
+}
+
 /* Request r of slice reaches its DRAM channel at cycle now: the transform (if it keeps
  * metadata) says what it moves and what metadata it needs first. */
 static void ms_to_dram(MemSys *m, const TmReq *r, unsigned slice, Cycle now)
@@ -327,15 +384,17 @@ static void ms_to_dram(MemSys *m, const TmReq *r, unsigned slice, Cycle now)
         d.sectors = (uint8_t)((1u << most) - 1);
     if (a.meta_write != TM_XF_NO_META) {
         DramReq w = ms_meta_req(m, a.meta_write, 1);
-        dram_push(c, &w, now);
+        w.slice = (uint16_t)slice;
+        ms_chan_push(m, ch, &w, slice, now);
     }
     if (a.meta_read != TM_XF_NO_META) {
         DramReq q = ms_meta_req(m, a.meta_read, 0);
-        dram_push(c, &q, now);
+        q.slice = (uint16_t)slice;
+        ms_chan_push(m, ch, &q, slice, now);
     }
     uint64_t wait = a.meta_wait;
     if (d.write || wait == TM_XF_NO_META || park(&m->parked[ch], wait, &d) < 0)
-        dram_push(c, &d, now); /* (out of host memory: served without waiting) */
+        ms_chan_push(m, ch, &d, slice, now); /* (out of host memory: served without waiting) */
     chan_changed(m, ch);
     if (d.write && m->coh->memory) { /* the coherence slot's memory side sees the write */
         Cycle delay = 0;
@@ -354,7 +413,7 @@ static void ms_meta_back(MemSys *m, unsigned ch, uint64_t meta, Cycle now)
     unsigned k = 0;
     for (unsigned i = 0; i < c->n; i++) {
         if (c->v[i].meta == meta)
-            dram_push(&m->chan[ch], &c->v[i].req, now);
+            ms_chan_push(m, ch, &c->v[i].req, c->v[i].req.slice, now);
         else
             c->v[k++] = c->v[i];
     }
@@ -376,10 +435,13 @@ static int ms_check(const EmuConfig *cfg, char *err, size_t n)
                  (uint64_t)cfg->dram_channels)), (unsigned long long)gpus);
         return -1;
     }
-    if (strcmp(hash, "mod") && strcmp(hash, "xor")) {
-        snprintf(err, n, "l2.slice_hash: unknown hash '%s' (mod, xor)", hash);
+    if (strcmp(hash, "mod") && strcmp(hash, "xor") && strcmp(hash, "ipoly")) {
+        snprintf(err, n, "l2.slice_hash: unknown hash '%s' (mod, xor, ipoly)", hash);
         return -1;
     }
+    if (!strcmp(hash, "ipoly") &&
+        cache_index_slice_check("l2.slice_hash", hash, cfg->l2_slices, err, n) < 0)
+        return -1;
     if (cfg->dram_row_bytes < cfg->l1_line) {
         snprintf(err, n, "dram.row_bytes: %u is smaller than a line (%u)", cfg->dram_row_bytes,
                  cfg->l1_line);
@@ -457,6 +519,8 @@ MemSys *memsys_new(const EmuConfig *cfg, TmCounters *ctr, char *err, size_t n)
     m->lines_per_row = cfg->dram_row_bytes / cfg->l1_line;
     m->nsub = (m->nslice + m->nchan - 1) / m->nchan;
     m->xor_hash = strcmp(cfg->l2_slice_hash, "xor") == 0;
+    if (strcmp(cfg->l2_slice_hash, "ipoly") == 0)
+        m->slice_ix = cache_index_find("ipoly");
     while ((1u << m->slice_bits) < m->nslice)
         m->slice_bits++;
     while ((1u << m->line_shift) < m->line)
@@ -629,6 +693,7 @@ int memsys_next_launch(MemSys *m, TmCounters *ctr)
         MsSlice *s = &m->slice[i];
         m->icnt.slice_inject[i] = m->icnt.slice_eject[i] = 0;
         s->l2.tried = 0;
+        l2_next_launch(&s->l2);
         s->free = 0, s->blocked = 0;
     }
     for (unsigned i = 0; i < m->nchan; i++)
@@ -681,8 +746,10 @@ void memsys_free(MemSys *m)
     if (m->pf && m->pf->free)
         m->pf->free(m->pf_state);
     free(m->linebuf);
-    for (unsigned i = 0; m->parked && i < m->nchan; i++)
+    for (unsigned i = 0; m->parked && i < m->nchan; i++) {
         free(m->parked[i].v);
+        free(m->parked[i].w);
+    }
     free(m->parked);
     icnt_free(&m->icnt);
     for (unsigned i = 0; m->slice && i < m->nslice; i++) {
@@ -712,7 +779,7 @@ void memsys_free(MemSys *m)
 static Cycle slice_next(const MsSlice *s)
 {
     const MsItem *h = q_front(&s->in);
-    if (!h || s->blocked)
+    if (!h || s->blocked || s->dram_wait)
         return TM_NEVER;
     return h->at > s->free ? h->at : s->free;
 }
@@ -879,10 +946,13 @@ static void slice_step(MemSys *m, unsigned i, Cycle t)
     }
 }
 
-static void chan_step(MemSys *m, unsigned i)
+static void chan_step(MemSys *m, unsigned i, Cycle t)
 {
     DramDone d;
-    if (dram_pick(&m->chan[i], &d) && !d.req.write) {
+    int done = dram_pick(&m->chan[i], &d);
+    if (done)
+        ms_chan_accept(m, i, t);
+    if (done && !d.req.write) {
         TmReq r = {.line = d.req.line, .sectors = d.req.sectors, .kind = TM_READ, .tag = i};
         if (d.req.meta) {
             ev_push(m, d.at, EV_META, 0, &r);
@@ -951,7 +1021,9 @@ static void ev_step(MemSys *m)
         unsigned k = l2_fill_req(&s->l2, &e.r, m->fillbuf, e.at);
         for (unsigned i = 0; i < k; i++)
             if (!(m->fillbuf[i].tag & L2_PREFETCH_TAG)) /* nobody waits for a prefetch */
-                ev_push(m, e.at, EV_RESPOND, e.slice, &m->fillbuf[i]);
+                ev_push(m, l2_fill_at(&s->l2, i), EV_RESPOND, e.slice, &m->fillbuf[i]);
+        if (s->blocked) /* the head retries its lookup now, not when it first failed */
+            s->free = s->free > e.at ? s->free : e.at;
         s->blocked = 0;
         slice_changed(m, e.slice);
     }
@@ -986,7 +1058,7 @@ int memsys_step(MemSys *m, Cycle now)
         else if ((unsigned)unit < m->nslice)
             slice_step(m, (unsigned)unit, t);
         else
-            chan_step(m, (unsigned)unit - m->nslice);
+            chan_step(m, (unsigned)unit - m->nslice, t);
         work++;
     }
     return work;
@@ -1029,7 +1101,7 @@ int memsys_idle(const MemSys *m)
         if (m->slice[i].in.n)
             return 0;
     for (unsigned i = 0; i < m->nchan; i++)
-        if (!dram_idle(&m->chan[i]))
+        if (!dram_idle(&m->chan[i]) || m->parked[i].wn)
             return 0;
     for (unsigned i = 0; i < m->nsm; i++)
         if (m->to_sm[i].n || m->out[i].n)
@@ -1046,8 +1118,9 @@ void memsys_dump(const MemSys *m, FILE *f)
     if (m->ngpu > 1 || m->peers)
         link_dump(&m->link, f);
     for (unsigned i = 0; i < m->nslice; i++) {
-        fprintf(f, "slice %u: %u queued%s, free at %llu\n", i, m->slice[i].in.n,
+        fprintf(f, "slice %u: %u queued%s%s, free at %llu\n", i, m->slice[i].in.n,
                 m->slice[i].blocked ? " (blocked on MSHRs)" : "",
+                m->slice[i].dram_wait ? " (waiting for DRAM queue room)" : "",
                 (unsigned long long)m->slice[i].free);
         l2_dump(&m->slice[i].l2, f);
     }
@@ -1055,6 +1128,8 @@ void memsys_dump(const MemSys *m, FILE *f)
         dram_dump(&m->chan[i], i, f);
         if (m->parked[i].n)
             fprintf(f, "  %u reads wait for the transform's metadata\n", m->parked[i].n);
+        if (m->parked[i].wn)
+            fprintf(f, "  %u requests wait for room in its queues\n", m->parked[i].wn);
     }
     for (unsigned i = 0; i < m->nsm; i++)
         if (m->to_sm[i].n)
