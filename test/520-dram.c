@@ -4,8 +4,8 @@
  * before an older conflict (and FCFS not), a row hit served between two row misses to
  * other banks whose activates overlap it, tFAW, bank groups (tCCDL), the write queue
  * drained between its watermarks with tWTR/tRTW turnarounds, bounded queues, refresh,
- * bursts of more than one sector, back-to-back bursts at the data-bus rate, clock
- * conversion, and the counters.
+ * bursts of more than one sector, another bank group's bursts between one request's,
+ * back-to-back bursts at the data-bus rate, clock conversion, and the counters.
  * Clocks equal (T_SAME_CLOCKS); defaults: tRCD = tCL = tRP = 20, tRAS 50, tRC 62,
  * tRRD 10, tCCD = tCCDL = 4 (4 bank groups of 4 banks), WL 8, tWR 20, tRTP 4, tWTR 9,
  * tRTW 18, burst 4 cycles of 32 bytes, dram.latency 100.
@@ -348,4 +348,24 @@ Test(dram, bad_timing_keys_are_errors_naming_them)
     c = t_cfg("dram.burst_bytes=48");
     cr_expect_eq(dram_init(&ch, &c, &ctr, err, sizeof err), -1);
     cr_expect(strstr(err, "dram.burst_bytes"), "%s", err);
+}
+
+/* Bursts are separate column commands: with tCCDL (3) > tCCD (2) = a burst's cycles, a
+ * request in another bank group goes between the two bursts of one, and the bus stays
+ * full: A (bank 0) at 500 and 504, B (bank 4, another group) at 502 and 506. */
+Test(dram, other_groups_bursts_fill_the_gaps)
+{
+    open_chan(T_SAME_CLOCKS ";dram.burst_bytes=64;dram.burst_cycles=2;dram.tccd=2;"
+              "dram.tccdl=3");
+    push(0, 1, 0x1, 0, 0), pick();
+    push(4, 1, 0x1, 0, 0), pick();
+    push(0, 1, 0xf, 0, 500);
+    push(4, 1, 0xf, 0, 500);
+    DramDone a = pick(), b = pick();
+    cr_expect_eq(a.req.bank, 0);
+    cr_expect_eq(a.col, 500);
+    cr_expect_eq(a.at, 504 + 20 + 2 + 100);
+    cr_expect_eq(b.col, 502);
+    cr_expect_eq(b.at, 506 + 20 + 2 + 100);
+    dram_free(&ch);
 }

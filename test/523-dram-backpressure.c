@@ -77,13 +77,14 @@ Test(dram_backpressure, a_full_queue_stalls_the_slice)
     cr_expect_eq(free.b, 1242 + 100 + 10 + 3);
     cr_expect_eq(free.c, 1175 + 160 + 10 + 3, "C: looked up when it arrives (1175)");
     /* room for one: B reaches the channel at 1171, finds A there, and waits; the slice
-     * stops looking up. A's column command at 1190 makes room: B enters, and C, waiting
-     * since 1175, is looked up at 1190. B activates at 1191, reads at 1211. */
+     * stops looking up. A leaves the queue with its last column command (1202): B
+     * enters, and C, waiting since 1175, is looked up at 1202. B activates at 1203 and
+     * reads at 1223..1235, data ending 1259. */
     Got full = run("dram.queue=1");
     cr_expect_eq(full.waited, 1);
     cr_expect_eq(full.a, free.a, "A is not affected");
-    /* C's response is ready at 1350, but B's (filled at 1347) holds the slice's
-     * crossbar port for its four flits until 1350: C's first flit leaves at 1351 */
-    cr_expect_eq(full.c, 1351 + 10 + 3);
-    cr_expect_eq(full.b, 1211 + 20 + 16 + 100 + 10 + 3);
+    cr_expect_eq(full.b, 1259 + 100 + 10 + 3);
+    /* C's response is ready at 1362, but B's (filled at 1359) holds the slice's
+     * crossbar port for its four flits until 1362: C's first flit leaves at 1363 */
+    cr_expect_eq(full.c, 1363 + 10 + 3);
 }

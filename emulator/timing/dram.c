@@ -14,11 +14,13 @@
  *   COL  b open at the request's row, t >= b.col_ready, t >= last column + tCCD,
  *        t >= last column in g + tCCDL, data bus free by t + L (L = tCL for reads, WL
  *        for writes), reads t >= last write data + tWTR, writes t >= last read + tRTW.
- * A request moves n bursts of dram.burst_bytes (the bursts that cover its sectors, or
- * what the memory-side transform says), as n column commands s = max(tCCDL, burst)
- * cycles apart, reserved on the command bus at once: its data ends at
- * t + (n - 1) s + L + burst. After a read b.pre_ready >= last column + tRTP; after a
- * write b.pre_ready >= end of data + tWR.
+ *        Each column command moves one burst of dram.burst_bytes (data on the bus for
+ *        dram.burst cycles, from t + L); a request moves the bursts that cover its
+ *        sectors, or what the memory-side transform says, so its column commands are
+ *        separate choices and another bank group's can go between them (with tCCDL >
+ *        tCCD that is what keeps the bus full). After a read burst b.pre_ready >= t +
+ *        tRTP; after a write burst b.pre_ready >= end of its data + tWR.
+ * A request is done when its last burst's data has moved.
  *
  * Queues: reads and writes wait in separate bounded queues (dram.queue,
  * dram.write_queue; dram_full tells the L2 to wait). The write queue becomes the active
@@ -34,7 +36,7 @@
  * Time: the channel decides at DRAM cycle `when` (ch->next is its core cycle); a
  * decision issues one command or none, and the next is at least one cycle later. A read
  * completes at core cycle ceil(data end * core/dram) + dram.latency; a write when its
- * column commands issue. DRAM cycle of core cycle t: ceil(t * dram/core).
+ * last column command issues. DRAM cycle of core cycle t: ceil(t * dram/core).
  */
 #include "timing/dram.h"
 
@@ -134,7 +136,7 @@ void dram_next_launch(DramChan *ch)
     memset(ch->act_hist, 0, sizeof ch->act_hist);
     ch->act_i = 0, ch->nacts = 0;
     ch->floor = ch->rrd_ready = ch->ccd_ready = ch->rd_ready = ch->wr_ready = 0;
-    ch->bus_free = ch->seq_c0 = ch->seq_last = ch->seq_step = 0;
+    ch->bus_free = 0;
     ch->refreshed = 0, ch->draining = 0, ch->when = 0;
     ch->next = TM_NEVER;
 }
@@ -151,18 +153,21 @@ Cycle dram_core(const DramChan *ch, uint64_t dram)
     return (Cycle)((x + ch->dram_khz - 1) / ch->dram_khz);
 }
 
-/* The bursts a request moves: those covering its sectors, or the transform's count. */
-static unsigned dram_bursts(const DramChan *ch, const DramReq *r)
+unsigned dram_sector_bursts(const DramChan *ch, uint8_t sectors)
 {
-    if (r->bursts)
-        return r->bursts;
     if (ch->burst_bytes <= ch->sector)
-        return tm_nsectors(r->sectors) * (ch->sector / ch->burst_bytes);
+        return tm_nsectors(sectors) * (ch->sector / ch->burst_bytes);
     unsigned per = ch->burst_bytes / ch->sector, n = 0;
     uint8_t mask = (uint8_t)((1u << per) - 1);
     for (unsigned s = 0; s < 8; s += per)
-        n += (r->sectors >> s & mask) != 0;
+        n += (sectors >> s & mask) != 0;
     return n;
+}
+
+/* The bursts a request moves: the transform's count, or those covering its sectors. */
+static unsigned dram_bursts(const DramChan *ch, const DramReq *r)
+{
+    return r->bursts ? r->bursts : dram_sector_bursts(ch, r->sectors);
 }
 
 /* The first cycle at or after t that is not in a refresh window. */
@@ -172,15 +177,6 @@ static uint64_t after_refresh(const DramChan *ch, uint64_t t)
         return t;
     uint64_t k = t / ch->trefi;
     return k && t < k * ch->trefi + ch->trfc ? k * ch->trefi + ch->trfc : t;
-}
-
-/* The first cycle at or after t that the command bus has free: the last request's
- * column commands hold their cycles. */
-static uint64_t cmd_free(const DramChan *ch, uint64_t t)
-{
-    if (!ch->seq_step || t < ch->seq_c0 || t > ch->seq_last || (t - ch->seq_c0) % ch->seq_step)
-        return t;
-    return ch->seq_step == 1 ? ch->seq_last + 1 : t + 1;
 }
 
 static unsigned same_group_ccd(const DramChan *ch)
@@ -207,11 +203,7 @@ uint64_t dram_ready(const DramChan *ch, const DramReq *r, int *cmd)
         if (ch->tfaw && ch->nacts >= 4)
             t = max64(t, ch->act_hist[ch->act_i] + ch->tfaw);
     }
-    t = max64(t, ch->floor);
-    /* a refresh window can end on a reserved cycle and vice versa: settle both */
-    for (uint64_t u = 0; u != t;)
-        u = t, t = after_refresh(ch, cmd_free(ch, t));
-    return t;
+    return after_refresh(ch, max64(t, ch->floor));
 }
 
 int dram_row_wanted(const DramChan *ch, const DramQueue *q, unsigned b, uint64_t t)
@@ -300,7 +292,9 @@ int dram_push(DramChan *ch, const DramReq *r, Cycle now)
         return -1;
     DramReq *e = &q->v[q->n];
     *e = *r;
-    e->activated = e->precharged = 0;
+    e->activated = e->precharged = e->col_issued = 0;
+    unsigned nb = dram_bursts(ch, e);
+    e->left = (uint8_t)(nb ? nb : 1);
     e->arrival = max64(dram_cycle(ch, now), q->n ? q->v[q->n - 1].arrival : 0);
     q->n++;
     refresh_next(ch);
@@ -322,32 +316,38 @@ static void count_done(DramChan *ch, const DramDone *d, unsigned bursts)
     k->dram_meta_accesses += d->req.meta;
 }
 
-/* Request r's column commands from cycle t on; fills d. */
-static void issue_columns(DramChan *ch, const DramReq *r, uint64_t t, DramDone *d)
+/* One column command of request r at cycle t: it moves the next of r's bursts. */
+static void issue_column(DramChan *ch, DramReq *r, uint64_t t)
 {
     DramBank *b = &ch->bank[r->bank];
-    unsigned nb = dram_bursts(ch, r), g = r->bank / ch->banks_per_group;
-    unsigned lat = r->write ? ch->wl : ch->tcl, ccdl = same_group_ccd(ch);
-    uint64_t step = ccdl > ch->burst ? ccdl : ch->burst;
-    uint64_t last = t + (nb ? nb - 1 : 0) * step, end = last + lat + ch->burst;
-    ch->seq_c0 = t, ch->seq_last = last, ch->seq_step = step;
+    unsigned lat = r->write ? ch->wl : ch->tcl;
+    uint64_t end = t + lat + ch->burst;
+    if (!r->col_issued)
+        r->col = t, r->col_issued = 1;
+    r->left--;
     ch->bus_free = end;
-    ch->ccd_ready = last + ch->tccd;
-    ch->grp_ready[g] = last + ccdl;
+    ch->ccd_ready = t + ch->tccd;
+    ch->grp_ready[r->bank / ch->banks_per_group] = t + same_group_ccd(ch);
     if (r->write) {
         b->pre_ready = max64(b->pre_ready, end + ch->twr);
         ch->rd_ready = max64(ch->rd_ready, end + ch->twtr);
     } else {
-        b->pre_ready = max64(b->pre_ready, last + ch->trtp);
-        ch->wr_ready = max64(ch->wr_ready, last + ch->trtw);
+        b->pre_ready = max64(b->pre_ready, t + ch->trtp);
+        ch->wr_ready = max64(ch->wr_ready, t + ch->trtw);
     }
+}
+
+/* Request r's last burst moved at cycle t: d describes it. */
+static void complete(DramChan *ch, const DramReq *r, uint64_t t, DramDone *d)
+{
+    uint64_t end = t + (r->write ? ch->wl : ch->tcl) + ch->burst;
     memset(d, 0, sizeof *d);
     d->req = *r;
-    d->col = t;
+    d->col = r->col;
     d->row_hit = !r->activated;
     d->row_conflict = r->precharged;
     d->at = dram_core(ch, end) + (r->write ? 0 : ch->latency);
-    count_done(ch, d, nb);
+    count_done(ch, d, dram_bursts(ch, r));
     if (!r->write)
         ch->ctr->dram_read_queue_cycles += dram_core(ch, end) - dram_core(ch, r->arrival);
 }
@@ -383,10 +383,13 @@ int dram_pick(DramChan *ch, DramDone *d)
             r->activated = 1;
             ch->ctr->dram_activates++;
         } else {
-            issue_columns(ch, r, t, d);
-            memmove(r, r + 1, (q->n - (unsigned)i - 1) * sizeof *r);
-            q->n--;
-            done = 1;
+            issue_column(ch, r, t);
+            if (!r->left) {
+                complete(ch, r, t, d);
+                memmove(r, r + 1, (q->n - (unsigned)i - 1) * sizeof *r);
+                q->n--;
+                done = 1;
+            }
         }
     }
     ch->floor = t + 1;

@@ -22,8 +22,11 @@ typedef struct DramReq {
     uint8_t meta;       /* the memory-side transform's metadata, not a data line */
     uint8_t activated;  /* the channel activated a row for it (set by the channel) */
     uint8_t precharged; /* the channel closed another row for it (set by the channel) */
+    uint8_t left;       /* bursts still to move (set by the channel) */
+    uint8_t col_issued; /* its first column command has issued, at col */
     uint16_t delay;     /* core cycles between a read's data and its fill (the transform's) */
     uint64_t arrival;   /* DRAM cycle it entered the queue (set by dram_push) */
+    uint64_t col;       /* DRAM cycle of its first column command */
 } DramReq;
 
 typedef struct DramDone {
@@ -82,7 +85,6 @@ struct DramChan {
     uint64_t rd_ready;      /* earliest read column command (tWTR after write data) */
     uint64_t wr_ready;      /* earliest write column command (tRTW after a read) */
     uint64_t bus_free;      /* data bus */
-    uint64_t seq_c0, seq_last, seq_step; /* the column commands of the last request */
     uint64_t refreshed;     /* refresh windows taken into account (trefi > 0) */
     Cycle next;             /* dram_next, kept current */
     const DramSched *sched;
@@ -98,6 +100,9 @@ void dram_free(DramChan *ch);
 void dram_next_launch(DramChan *ch);
 uint64_t dram_cycle(const DramChan *ch, Cycle core);  /* first DRAM cycle at/after core */
 Cycle dram_core(const DramChan *ch, uint64_t dram);   /* first core cycle at/after dram */
+/* The bursts (column commands) that move these sectors of a line: one per sector, or
+ * one per group of sectors a burst covers (dram.burst_bytes > l1.sector). */
+unsigned dram_sector_bursts(const DramChan *ch, uint8_t sectors);
 /* The queue r would join is full: dram_push would refuse it. */
 int dram_full(const DramChan *ch, int write);
 /* Queues r, arrived at core cycle now. Returns -1 when its queue is full. */

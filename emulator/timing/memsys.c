@@ -367,11 +367,11 @@ static void ms_to_dram(MemSys *m, const TmReq *r, unsigned slice, Cycle now)
                  .write = r->kind == TM_WRITE};
     if (m->map->map)
         m->map->map(m->map_state, r->line, ch, local, &d.bank, &d.row);
-    unsigned plain = tm_nsectors(r->sectors), most = plain;
+    unsigned plain = dram_sector_bursts(c, r->sectors), most = plain;
     TmXfAccess a = {.bursts = plain, .meta_read = TM_XF_NO_META, .meta_wait = TM_XF_NO_META,
                     .meta_write = TM_XF_NO_META};
     if (m->xf->access) { /* up to the whole line: a compressed line moves as one */
-        most = m->slice[slice].l2.c.nsectors;
+        most = dram_sector_bursts(c, (uint8_t)((1u << m->slice[slice].l2.c.nsectors) - 1));
         m->xf->access(m->xf_state, c->ctr, ch, local, r, ms_line(m, r->line), &a);
     } else if (m->xf->bursts) {
         a.bursts = m->xf->bursts(m->xf_state, r, ms_line(m, r->line), plain);
@@ -381,7 +381,7 @@ static void ms_to_dram(MemSys *m, const TmReq *r, unsigned slice, Cycle now)
         c->ctr->dram_bursts_saved += plain - b;
     d.bursts = (uint8_t)b, d.delay = a.delay;
     if (a.whole && !d.write)
-        d.sectors = (uint8_t)((1u << most) - 1);
+        d.sectors = (uint8_t)((1u << m->slice[slice].l2.c.nsectors) - 1);
     if (a.meta_write != TM_XF_NO_META) {
         DramReq w = ms_meta_req(m, a.meta_write, 1);
         w.slice = (uint16_t)slice;

@@ -279,7 +279,8 @@ typedef struct TmXfResponse {
 
 /* The memory-side transform slot (mem.transform): one state per memory system. At each
  * DRAM request (a read the L2 sends for its missing sectors, or a write-back) bursts
- * says how many DRAM bursts it moves: `plain` is the baseline's (one per sector); line
+ * says how many DRAM bursts it moves: `plain` is the baseline's (those covering its
+ * sectors: one per sector with dram.burst_bytes = l1.sector); line
  * is the line's current bytes in device memory (l1.line of them; NULL when they cannot
  * be read: not device memory, or no device behind the memory system). The result must
  * lie in [1, plain]. The crossbar and the L2 hold lines as they are.
