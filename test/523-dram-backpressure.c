@@ -1,11 +1,13 @@
 /*
- * 523-dram-backpressure.c - a full DRAM queue pushes back to the L2: the request that
- * finds its channel's read queue full waits at its slice (dram.queue_full), the slice
- * stops looking up until the channel takes it, so even an L2 hit behind it waits, and
- * the waiting request enters the channel when the one ahead issues its column command.
- * One slice, one channel, equal clocks: every cycle below follows from the defaults
- * (icnt 10, l2.latency 160, tRCD = tCL = 20, tRRD 10, four 4-cycle bursts, dram.latency
- * 100; 16 lines per DRAM row, so line 16k is bank k).
+ * 523-dram-backpressure.c - a full DRAM queue pushes back to the L2, and a full L2 input
+ * queue to the SMs. The request that finds its channel's read queue full waits at its
+ * slice (dram.queue_full), the slice stops looking up until the channel takes it, so
+ * even an L2 hit behind it waits, and the waiting request enters the channel when the
+ * one ahead leaves it (its last column command). An SM may not send to a slice whose
+ * input queue, the requests crossing the crossbar to it included, is full
+ * (icnt.slice_full). One slice, one channel, equal clocks: every cycle below follows
+ * from the defaults (icnt 10, l2.latency 160, tRCD = tCL = 20, tRRD 10, four 4-cycle
+ * bursts, dram.latency 100; 16 lines per DRAM row, so line 16k is bank k).
  */
 #include "500-mem-util.h"
 
@@ -87,4 +89,34 @@ Test(dram_backpressure, a_full_queue_stalls_the_slice)
     /* C's response is ready at 1362, but B's (filled at 1359) holds the slice's
      * crossbar port for its four flits until 1362: C's first flit leaves at 1363 */
     cr_expect_eq(full.c, 1363 + 10 + 3);
+}
+
+/* The L2's input queue is bounded too: with l2.queue = 2, two requests in flight to the
+ * one slice fill it, a third is refused (icnt.slice_full) until the slice has looked
+ * one up (cycle 10: the crossbar's latency), and it is accepted the cycle after. */
+Test(dram_backpressure, a_full_slice_refuses_the_sm)
+{
+    char err[256] = "";
+    EmuConfig cfg = t_cfg(CFG ";l2.queue=2");
+    TmCounters ctr = {0};
+    MemSys *m = memsys_new(&cfg, &ctr, err, sizeof err);
+    cr_assert(m, "%s", err);
+    TmReq r = {.line = 0, .sectors = 0xf, .kind = TM_READ, .sm = 0};
+    cr_expect_eq(memsys_send(m, &r, 0), 0);
+    r.line = 128;
+    cr_expect_eq(memsys_send(m, &r, 0), 0);
+    memsys_tick(m, 0);
+    r.line = 256;
+    Cycle accepted = 0;
+    for (Cycle now = 1; now < 100 && !accepted; now++) {
+        if (memsys_send(m, &r, now) == 0)
+            accepted = now;
+        memsys_tick(m, now);
+    }
+    cr_expect_eq(accepted, 11);
+    cr_expect_eq(ctr.icnt_slice_full, 10, "refused at cycles 1 to 10");
+    memsys_free(m);
+    cfg = t_cfg(CFG ";l2.queue=0");
+    cr_expect_null(memsys_new(&cfg, &ctr, err, sizeof err));
+    cr_expect(strstr(err, "l2.queue"), "%s", err);
 }

@@ -126,7 +126,10 @@ static const CfgRange cfg_ranges[] = {
     {"dram.clock_khz",              1,   MAX_U32,     0, NULL},
     {"dram.burst_bytes",            1,   MAX_U32,     0, NULL},
     {"dram.burst_cycles",           1,   MAX_U32,     0, NULL},
-    {"dram.queue",                  1,   MAX_U32,     0, NULL},
+    {"dram.queue",                  1,   4096,        0, NULL},
+    {"dram.write_queue",            1,   4096,        0, NULL},
+    {"dram.bank_groups",            1,   1024,        0, NULL},
+    {"l2.queue",                    1,   65536,       0, NULL},
 };
 
 /* An integer key's value (U32/U64), or -1 when the key is missing or not an integer. */

@@ -140,6 +140,10 @@ static L1Result l1_write(L1 *l, const TmReq *r, Cycle now, Cycle *ready)
         memsys_count_refusals(l->mem, r->sm, 1);
         return L1_BLOCKED;
     }
+    if (l->hold && !memsys_room(l->mem, r)) {
+        memsys_send(l->mem, &w, now); /* its slice is full: refused and counted there */
+        return L1_BLOCKED;
+    }
     if ((!l->hold || !l->hold(l->hold_ctx, &w, now)) && memsys_send(l->mem, &w, now) < 0)
         return L1_BLOCKED;
     l->ctr->l1_writes++;

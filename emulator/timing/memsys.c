@@ -126,6 +126,7 @@ typedef struct MsSlice {
 
 struct MemSys {
     unsigned nsm, nslice, nchan, slice_bits, line, line_shift, lines_per_row, banks, nsub;
+    unsigned slice_queue;     /* l2.queue */
     int xor_hash;
     const CacheIndex *slice_ix; /* l2.slice_hash = ipoly, else NULL */
     /* the device's GPUs (docs/multi-gpu.md): SMs, slices and channels per GPU, and how
@@ -425,8 +426,9 @@ static int ms_check(const EmuConfig *cfg, char *err, size_t n)
 {
     const char *hash = cfg->l2_slice_hash;
     uint64_t gpus = emu_config_device_gpus(cfg);
-    if (!cfg->gpu_sm_count || !cfg->l2_slices || cfg->l2_slices > 65535 || !cfg->dram_channels) {
-        snprintf(err, n, "gpu.sm_count, l2.slices and dram.channels must be positive");
+    if (!cfg->gpu_sm_count || !cfg->l2_slices || cfg->l2_slices > 65535 || !cfg->dram_channels ||
+        !cfg->l2_queue) {
+        snprintf(err, n, "gpu.sm_count, l2.slices, l2.queue and dram.channels must be positive");
         return -1;
     }
     if (gpus * (cfg->l2_slices + (uint64_t)cfg->dram_channels) > 65535) { /* 16-bit units */
@@ -516,6 +518,7 @@ MemSys *memsys_new(const EmuConfig *cfg, TmCounters *ctr, char *err, size_t n)
     while ((1u << m->gslice_bits) < m->spg)
         m->gslice_bits++;
     m->line = cfg->l1_line, m->banks = cfg->dram_banks ? cfg->dram_banks : 1;
+    m->slice_queue = cfg->l2_queue;
     m->lines_per_row = cfg->dram_row_bytes / cfg->l1_line;
     m->nsub = (m->nslice + m->nchan - 1) / m->nchan;
     m->xor_hash = strcmp(cfg->l2_slice_hash, "xor") == 0;
@@ -804,10 +807,22 @@ static void chan_changed(MemSys *m, unsigned i)
     unit_set(m, m->nslice + i, dram_next(&m->chan[i]));
 }
 
+int memsys_room(const MemSys *m, const TmReq *r)
+{
+    if (m->numa || (m->peers && (r->line & TM_REMOTE_LINE)))
+        return 1; /* a zone's mapping may keep state; a peer's line crosses the link */
+    unsigned s = m->smpg ? ms_slice((MemSys *)m, r->sm / m->smpg, r->line) : 0;
+    return m->slice[s].in.n < m->slice_queue;
+}
+
 int memsys_send(MemSys *m, const TmReq *r, Cycle now)
 {
     assert(r->sm < m->nsm);
     MsOutbox *o = &m->out[r->sm];
+    if (!memsys_room(m, r)) {
+        (m->sm_ctr ? &m->sm_ctr[r->sm] : m->ctr)->icnt_slice_full++;
+        return -1;
+    }
     if (!icnt_can_send(&m->icnt, r->sm, now)) {
         memsys_count_refusals(m, r->sm, 1);
         return -1;

@@ -60,8 +60,13 @@ void memsys_count_sms(MemSys *m, TmCounters *sm);
  * into buf, 0, or -1 when they are not device memory. NULL (the default): never. */
 typedef int (*TmLineRead)(void *ctx, uint64_t line, uint8_t *buf, unsigned n);
 void memsys_set_reader(MemSys *m, TmLineRead read, void *ctx);
+/* Whether r's L2 slice has room for it: its input queue, the requests crossing the
+ * crossbar to it included, holds fewer than l2.queue (read only: SMs call it from
+ * their threads; the queue changes only in memsys_take and memsys_step). */
+int memsys_room(const MemSys *m, const TmReq *r);
 /* Offers a request from an SM. Returns 0 when accepted, -1 when the SM's injection port
- * is full this cycle (retry later). Each refusal counts an injection stall. An accepted
+ * is full this cycle or its slice has no room (retry later). Each refusal counts an
+ * injection stall or a full slice (icnt.slice_full). An accepted
  * request takes the SM's injection port at once and waits in the SM's outbox; only
  * memsys_take moves it into the crossbar and the slice's queue. memsys_send touches
  * nothing but SM r->sm's own state, so the SMs may send from different threads during
