@@ -108,13 +108,19 @@ int dram_init(DramChan *ch, const EmuConfig *cfg, TmCounters *ctr, char *err, si
     ch->rq.cap = cfg->dram_queue, ch->wq.cap = cfg->dram_write_queue;
     ch->bank = calloc(ch->nbanks, sizeof *ch->bank);
     ch->grp_ready = calloc(ch->groups, sizeof *ch->grp_ready);
+    ch->scratch.hit = malloc(ch->nbanks * sizeof *ch->scratch.hit);
+    ch->scratch.other = malloc(ch->nbanks * sizeof *ch->scratch.other);
+    ch->scratch.touched = malloc(ch->nbanks * sizeof *ch->scratch.touched);
     ch->rq.v = malloc(ch->rq.cap * sizeof *ch->rq.v);
     ch->wq.v = malloc(ch->wq.cap * sizeof *ch->wq.v);
-    if (!ch->bank || !ch->grp_ready || !ch->rq.v || !ch->wq.v) {
+    if (!ch->bank || !ch->grp_ready || !ch->rq.v || !ch->wq.v || !ch->scratch.hit ||
+        !ch->scratch.other || !ch->scratch.touched) {
         dram_free(ch);
         snprintf(err, n, "out of memory");
         return -1;
     }
+    for (unsigned b = 0; b < ch->nbanks; b++)
+        ch->scratch.hit[b] = ch->scratch.other[b] = UINT64_MAX;
     return 0;
 }
 
@@ -122,6 +128,10 @@ void dram_free(DramChan *ch)
 {
     free(ch->bank);
     free(ch->grp_ready);
+    free(ch->scratch.hit);
+    free(ch->scratch.other);
+    free(ch->scratch.touched);
+    ch->scratch.hit = ch->scratch.other = NULL, ch->scratch.touched = NULL;
     free(ch->rq.v);
     free(ch->wq.v);
     ch->bank = NULL, ch->grp_ready = NULL, ch->rq.v = ch->wq.v = NULL;
@@ -184,16 +194,16 @@ static unsigned same_group_ccd(const DramChan *ch)
     return ch->groups > 1 ? ch->tccdl : ch->tccd;
 }
 
-uint64_t dram_ready(const DramChan *ch, const DramReq *r, int *cmd)
+uint64_t dram_bank_ready(const DramChan *ch, unsigned bank, int hit, int write, int *cmd)
 {
-    const DramBank *b = &ch->bank[r->bank];
+    const DramBank *b = &ch->bank[bank];
     uint64_t t;
-    if (b->open && b->row == r->row) {
-        unsigned lat = r->write ? ch->wl : ch->tcl;
+    if (hit) {
+        unsigned lat = write ? ch->wl : ch->tcl;
         *cmd = DRAM_COL;
-        t = max64(b->col_ready, max64(ch->ccd_ready, ch->grp_ready[r->bank / ch->banks_per_group]));
+        t = max64(b->col_ready, max64(ch->ccd_ready, ch->grp_ready[bank / ch->banks_per_group]));
         t = max64(t, max64(ch->bus_free > lat ? ch->bus_free - lat : 0,
-                           r->write ? ch->wr_ready : ch->rd_ready));
+                           write ? ch->wr_ready : ch->rd_ready));
     } else if (b->open) {
         *cmd = DRAM_PRE;
         t = b->pre_ready;
@@ -203,25 +213,31 @@ uint64_t dram_ready(const DramChan *ch, const DramReq *r, int *cmd)
         if (ch->tfaw && ch->nacts >= 4)
             t = max64(t, ch->act_hist[ch->act_i] + ch->tfaw);
     }
+    return t;
+}
+
+uint64_t dram_settle(const DramChan *ch, uint64_t t)
+{
     return after_refresh(ch, max64(t, ch->floor));
 }
 
-int dram_row_wanted(const DramChan *ch, const DramQueue *q, unsigned b, uint64_t t)
+uint64_t dram_ready(const DramChan *ch, const DramReq *r, int *cmd)
 {
-    const DramBank *k = &ch->bank[b];
-    for (unsigned i = 0; i < q->n && q->v[i].arrival <= t; i++)
-        if (q->v[i].bank == b && q->v[i].row == k->row)
-            return 1;
-    return 0;
+    return dram_settle(ch, dram_bank_ready(ch, r->bank, dram_hits(ch, r), r->write, cmd));
 }
 
-/* Requests of q that have arrived by t. */
+/* Requests of q that have arrived by t (arrivals never decrease along a queue). */
 static unsigned arrived(const DramQueue *q, uint64_t t)
 {
-    unsigned n = 0;
-    while (n < q->n && q->v[n].arrival <= t)
-        n++;
-    return n;
+    unsigned lo = 0, hi = q->n;
+    while (lo < hi) {
+        unsigned mid = lo + (hi - lo) / 2;
+        if (q->v[mid].arrival <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
 /* Whether a decision at t drains the write queue: it does between the watermarks (see
@@ -262,12 +278,12 @@ static void refresh_next(DramChan *ch)
         ch->next = TM_NEVER;
         return;
     }
-    const DramQueue *q = drain_at(ch, ch->floor) ? &ch->wq : &ch->rq;
-    uint64_t t = ch->sched->next(ch, q, ch->floor);
+    int drain = drain_at(ch, ch->floor);
+    uint64_t t = ch->sched->next(ch, drain ? &ch->wq : &ch->rq, ch->floor);
     t = t < ch->floor ? ch->floor : t;
-    uint64_t a = next_arrival(&ch->rq, ch->floor), w = next_arrival(&ch->wq, ch->floor);
+    /* an arrival in the other queue may change the mode; the policy saw the active one's */
+    uint64_t a = next_arrival(drain ? &ch->rq : &ch->wq, ch->floor);
     t = a < t ? a : t;
-    t = w < t ? w : t;
     if (t == UINT64_MAX) /* cannot happen with requests queued; decide again next cycle */
         t = ch->floor;
     ch->when = t;

@@ -55,10 +55,18 @@ typedef struct DramQueue {
 
 typedef struct DramChan DramChan;
 
+/* The policies' working space, one entry per bank, left all UINT64_MAX between uses:
+ * the earliest arrival of a request that hits the bank's open row, and of one that does
+ * not, and the banks touched. */
+typedef struct DramScratch {
+    uint64_t *hit, *other;
+    unsigned *touched;
+} DramScratch;
+
 /* Scheduler policy: which request of the active queue issues its next command at DRAM
  * cycle t (an index into q, or -1 for none), and the earliest cycle at or after `from`
  * at which it could choose one (UINT64_MAX: none without a new request). Both see only
- * requests that have arrived by then; dram_ready() says what each needs and when. */
+ * requests that have arrived by then; dram_bank_ready() says what each needs and when. */
 typedef struct DramSched {
     const char *name;
     int (*pick)(const DramChan *ch, const DramQueue *q, uint64_t t);
@@ -86,6 +94,7 @@ struct DramChan {
     uint64_t wr_ready;      /* earliest write column command (tRTW after a read) */
     uint64_t bus_free;      /* data bus */
     uint64_t refreshed;     /* refresh windows taken into account (trefi > 0) */
+    DramScratch scratch;    /* for the policies (written through a const channel) */
     Cycle next;             /* dram_next, kept current */
     const DramSched *sched;
     TmCounters *ctr;
@@ -115,12 +124,21 @@ int dram_pick(DramChan *ch, DramDone *d);
 int dram_idle(const DramChan *ch);
 void dram_dump(const DramChan *ch, unsigned id, FILE *f);
 
-/* For the policies: the command r needs next and the earliest cycle it could issue, as
- * the channel stands now (other commands issued first only make it later). */
+/* For the policies: r hits its bank's open row. */
+static inline int dram_hits(const DramChan *ch, const DramReq *r)
+{
+    return ch->bank[r->bank].open && ch->bank[r->bank].row == r->row;
+}
+/* The command a request to bank needs next (a column command when it hits the open
+ * row, else a precharge or an activate) and the earliest cycle the bank and the channel
+ * allow it, before the decision floor and refresh (dram_settle). All requests of a
+ * queue to one bank that hit (or do not) get the same answer. */
+uint64_t dram_bank_ready(const DramChan *ch, unsigned bank, int hit, int write, int *cmd);
+/* t moved past the decision floor and out of any refresh window. */
+uint64_t dram_settle(const DramChan *ch, uint64_t t);
+/* The command r needs next and the earliest cycle it could issue, as the channel stands
+ * now (other commands issued first only make it later). */
 uint64_t dram_ready(const DramChan *ch, const DramReq *r, int *cmd);
-/* A request of q that has arrived by t wants the row open in bank b (a precharge of b
- * would throw away a row hit). */
-int dram_row_wanted(const DramChan *ch, const DramQueue *q, unsigned b, uint64_t t);
 
 extern const DramSched dram_scheds[];
 extern const unsigned dram_nscheds;
