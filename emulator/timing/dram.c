@@ -108,19 +108,17 @@ int dram_init(DramChan *ch, const EmuConfig *cfg, TmCounters *ctr, char *err, si
     ch->rq.cap = cfg->dram_queue, ch->wq.cap = cfg->dram_write_queue;
     ch->bank = calloc(ch->nbanks, sizeof *ch->bank);
     ch->grp_ready = calloc(ch->groups, sizeof *ch->grp_ready);
-    ch->scratch.hit = malloc(ch->nbanks * sizeof *ch->scratch.hit);
-    ch->scratch.other = malloc(ch->nbanks * sizeof *ch->scratch.other);
-    ch->scratch.touched = malloc(ch->nbanks * sizeof *ch->scratch.touched);
+    ch->rq.agg = malloc(ch->nbanks * sizeof *ch->rq.agg);
+    ch->wq.agg = malloc(ch->nbanks * sizeof *ch->wq.agg);
     ch->rq.v = malloc(ch->rq.cap * sizeof *ch->rq.v);
     ch->wq.v = malloc(ch->wq.cap * sizeof *ch->wq.v);
-    if (!ch->bank || !ch->grp_ready || !ch->rq.v || !ch->wq.v || !ch->scratch.hit ||
-        !ch->scratch.other || !ch->scratch.touched) {
+    if (!ch->bank || !ch->grp_ready || !ch->rq.v || !ch->wq.v || !ch->rq.agg || !ch->wq.agg) {
         dram_free(ch);
         snprintf(err, n, "out of memory");
         return -1;
     }
     for (unsigned b = 0; b < ch->nbanks; b++)
-        ch->scratch.hit[b] = ch->scratch.other[b] = UINT64_MAX;
+        ch->rq.agg[b] = ch->wq.agg[b] = (DramBankAgg){UINT64_MAX, 0, UINT64_MAX, 0};
     return 0;
 }
 
@@ -128,10 +126,9 @@ void dram_free(DramChan *ch)
 {
     free(ch->bank);
     free(ch->grp_ready);
-    free(ch->scratch.hit);
-    free(ch->scratch.other);
-    free(ch->scratch.touched);
-    ch->scratch.hit = ch->scratch.other = NULL, ch->scratch.touched = NULL;
+    free(ch->rq.agg);
+    free(ch->wq.agg);
+    ch->rq.agg = ch->wq.agg = NULL;
     free(ch->rq.v);
     free(ch->wq.v);
     ch->bank = NULL, ch->grp_ready = NULL, ch->rq.v = ch->wq.v = NULL;
@@ -258,6 +255,44 @@ static uint64_t next_arrival(const DramQueue *q, uint64_t t)
     return i < q->n ? q->v[i].arrival : UINT64_MAX;
 }
 
+/* Bank b's entry of q's per-bank view, from its requests (oldest first). */
+static void agg_bank(const DramChan *ch, DramQueue *q, unsigned b)
+{
+    DramBankAgg a = {UINT64_MAX, 0, UINT64_MAX, 0};
+    for (unsigned i = 0; i < q->n && (a.hit_seq == UINT64_MAX || a.other_seq == UINT64_MAX);
+         i++) {
+        const DramReq *r = &q->v[i];
+        if (r->bank != b)
+            continue;
+        int hit = dram_hits(ch, r);
+        if (hit && a.hit_seq == UINT64_MAX)
+            a.hit_seq = r->seq, a.hit_arrival = r->arrival;
+        else if (!hit && a.other_seq == UINT64_MAX)
+            a.other_seq = r->seq, a.other_arrival = r->arrival;
+    }
+    q->agg[b] = a;
+}
+
+/* Bank b's row opened or closed: its requests hit or not anew. */
+static void agg_row_changed(DramChan *ch, unsigned b)
+{
+    agg_bank(ch, &ch->rq, b);
+    agg_bank(ch, &ch->wq, b);
+}
+
+unsigned dram_find(const DramQueue *q, uint64_t seq)
+{
+    unsigned lo = 0, hi = q->n;
+    while (lo < hi) {
+        unsigned mid = lo + (hi - lo) / 2;
+        if (q->v[mid].seq < seq)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* Refresh windows that began by t: every row closes, no bank activates inside one. */
 static void catch_up_refresh(DramChan *ch, uint64_t t)
 {
@@ -270,6 +305,8 @@ static void catch_up_refresh(DramChan *ch, uint64_t t)
     }
     ch->ctr->dram_refreshes += k - ch->refreshed;
     ch->refreshed = k;
+    for (unsigned b = 0; b < ch->nbanks; b++)
+        agg_row_changed(ch, b);
 }
 
 static void refresh_next(DramChan *ch)
@@ -311,8 +348,15 @@ int dram_push(DramChan *ch, const DramReq *r, Cycle now)
     e->activated = e->precharged = e->col_issued = 0;
     unsigned nb = dram_bursts(ch, e);
     e->left = (uint8_t)(nb ? nb : 1);
+    e->seq = ch->seq++;
     e->arrival = max64(dram_cycle(ch, now), q->n ? q->v[q->n - 1].arrival : 0);
     q->n++;
+    DramBankAgg *a = &q->agg[e->bank]; /* the youngest: the bank's oldest only if alone */
+    int hit = dram_hits(ch, e);
+    if (hit && a->hit_seq == UINT64_MAX)
+        a->hit_seq = e->seq, a->hit_arrival = e->arrival;
+    else if (!hit && a->other_seq == UINT64_MAX)
+        a->other_seq = e->seq, a->other_arrival = e->arrival;
     refresh_next(ch);
     return 0;
 }
@@ -385,10 +429,12 @@ int dram_pick(DramChan *ch, DramDone *d)
         if (cmd == DRAM_PRE) {
             b->open = 0;
             b->act_ready = max64(b->act_ready, t + ch->trp);
+            agg_row_changed(ch, r->bank);
             r->precharged = 1;
             ch->ctr->dram_precharges++;
         } else if (cmd == DRAM_ACT) {
             b->open = 1, b->row = r->row;
+            agg_row_changed(ch, r->bank);
             b->col_ready = t + ch->trcd;
             b->pre_ready = max64(b->pre_ready, t + ch->tras);
             b->act_ready = t + ch->trc;
@@ -402,8 +448,10 @@ int dram_pick(DramChan *ch, DramDone *d)
             issue_column(ch, r, t);
             if (!r->left) {
                 complete(ch, r, t, d);
+                unsigned bank = r->bank;
                 memmove(r, r + 1, (q->n - (unsigned)i - 1) * sizeof *r);
                 q->n--;
+                agg_bank(ch, q, bank);
                 done = 1;
             }
         }

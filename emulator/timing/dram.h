@@ -27,6 +27,7 @@ typedef struct DramReq {
     uint16_t delay;     /* core cycles between a read's data and its fill (the transform's) */
     uint64_t arrival;   /* DRAM cycle it entered the queue (set by dram_push) */
     uint64_t col;       /* DRAM cycle of its first column command */
+    uint64_t seq;       /* push order within the channel (set by dram_push) */
 } DramReq;
 
 typedef struct DramDone {
@@ -47,21 +48,24 @@ typedef struct DramBank {
 /* The commands a request may need next. */
 enum { DRAM_PRE, DRAM_ACT, DRAM_COL };
 
+/* Per bank of one queue: its oldest request that hits the bank's open row and its
+ * oldest one that does not (push order, UINT64_MAX: none), with their arrivals. Every
+ * request to one bank that hits (or does not) needs the same command at the same
+ * earliest cycle, so a policy can decide bank by bank. Kept current by the channel:
+ * on a push, and for a bank whose request leaves or whose row changes. */
+typedef struct DramBankAgg {
+    uint64_t hit_seq, hit_arrival, other_seq, other_arrival;
+} DramBankAgg;
+
 /* One queue of the channel (reads or writes), in arrival order. */
 typedef struct DramQueue {
     DramReq *v;
     unsigned n, cap;
+    DramBankAgg *agg;   /* [banks] */
 } DramQueue;
 
 typedef struct DramChan DramChan;
 
-/* The policies' working space, one entry per bank, left all UINT64_MAX between uses:
- * the earliest arrival of a request that hits the bank's open row, and of one that does
- * not, and the banks touched. */
-typedef struct DramScratch {
-    uint64_t *hit, *other;
-    unsigned *touched;
-} DramScratch;
 
 /* Scheduler policy: which request of the active queue issues its next command at DRAM
  * cycle t (an index into q, or -1 for none), and the earliest cycle at or after `from`
@@ -94,7 +98,7 @@ struct DramChan {
     uint64_t wr_ready;      /* earliest write column command (tRTW after a read) */
     uint64_t bus_free;      /* data bus */
     uint64_t refreshed;     /* refresh windows taken into account (trefi > 0) */
-    DramScratch scratch;    /* for the policies (written through a const channel) */
+    uint64_t seq;           /* requests pushed */
     Cycle next;             /* dram_next, kept current */
     const DramSched *sched;
     TmCounters *ctr;
@@ -136,6 +140,8 @@ static inline int dram_hits(const DramChan *ch, const DramReq *r)
 uint64_t dram_bank_ready(const DramChan *ch, unsigned bank, int hit, int write, int *cmd);
 /* t moved past the decision floor and out of any refresh window. */
 uint64_t dram_settle(const DramChan *ch, uint64_t t);
+/* The index in q of the request pushed as seq (it is queued). */
+unsigned dram_find(const DramQueue *q, uint64_t seq);
 /* The command r needs next and the earliest cycle it could issue, as the channel stands
  * now (other commands issued first only make it later). */
 uint64_t dram_ready(const DramChan *ch, const DramReq *r, int *cmd);

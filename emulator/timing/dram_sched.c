@@ -20,32 +20,6 @@ static uint64_t later(uint64_t a, uint64_t b)
     return a > b ? a : b;
 }
 
-/* Every request to one bank that hits its open row needs the same command at the same
- * earliest cycle, and so does every one that does not: the policy looks at banks, not
- * requests. One pass over q (up to `upto` requests) records per bank the oldest arrival
- * of each kind in the channel's scratch space; returns the banks touched. */
-static unsigned by_bank(const DramChan *ch, const DramQueue *q, unsigned upto)
-{
-    const DramScratch *s = &ch->scratch;
-    unsigned n = 0;
-    for (unsigned i = 0; i < upto; i++) {
-        const DramReq *r = &q->v[i];
-        uint64_t *slot = dram_hits(ch, r) ? &s->hit[r->bank] : &s->other[r->bank];
-        if (s->hit[r->bank] == UINT64_MAX && s->other[r->bank] == UINT64_MAX)
-            s->touched[n++] = r->bank;
-        if (r->arrival < *slot)
-            *slot = r->arrival;
-    }
-    return n;
-}
-
-static void by_bank_clear(const DramChan *ch, unsigned n)
-{
-    for (unsigned k = 0; k < n; k++)
-        ch->scratch.hit[ch->scratch.touched[k]] = ch->scratch.other[ch->scratch.touched[k]] =
-            UINT64_MAX;
-}
-
 /* Whether a request to bank b that hits (or not) may issue its command at t. */
 static int bank_ready_at(const DramChan *ch, unsigned b, int hit, int write, uint64_t t)
 {
@@ -53,55 +27,44 @@ static int bank_ready_at(const DramChan *ch, unsigned b, int hit, int write, uin
     return dram_settle(ch, dram_bank_ready(ch, b, hit, write, &cmd)) <= t;
 }
 
+/* The oldest arrived request whose bank lets its command issue at t: a row hit's column
+ * command first; a precharge only when no arrived request hits the bank. Bank by bank
+ * (DramBankAgg): a bank's oldest hit (or other) is the one that would go. */
 static int frfcfs_pick(const DramChan *ch, const DramQueue *q, uint64_t t)
 {
-    unsigned upto = 0;
-    while (upto < q->n && q->v[upto].arrival <= t)
-        upto++;
-    const DramScratch *s = &ch->scratch;
-    unsigned nb = by_bank(ch, q, upto);
-    /* hit[b] / other[b] now say which kinds bank b has; reuse them as "ready at t" marks:
-     * 0 not ready, 1 ready, UINT64_MAX none of that kind */
-    for (unsigned k = 0; k < nb; k++) {
-        unsigned b = s->touched[k];
-        int write = q == &ch->wq;
-        if (s->hit[b] != UINT64_MAX)
-            s->hit[b] = (uint64_t)bank_ready_at(ch, b, 1, write, t);
-        if (s->other[b] != UINT64_MAX) /* no precharge while a queued request hits */
-            s->other[b] = s->hit[b] == UINT64_MAX && bank_ready_at(ch, b, 0, write, t);
+    uint64_t col = UINT64_MAX, other = UINT64_MAX;
+    int write = q == &ch->wq;
+    for (unsigned b = 0; b < ch->nbanks; b++) {
+        const DramBankAgg *a = &q->agg[b];
+        int hit_here = a->hit_seq != UINT64_MAX && a->hit_arrival <= t;
+        if (hit_here && a->hit_seq < col && bank_ready_at(ch, b, 1, write, t))
+            col = a->hit_seq;
+        if (!hit_here && a->other_seq != UINT64_MAX && a->other_arrival <= t &&
+            a->other_seq < other && bank_ready_at(ch, b, 0, write, t))
+            other = a->other_seq;
     }
-    int col = -1, other = -1;
-    for (unsigned i = 0; i < upto && col < 0; i++) {
-        unsigned b = q->v[i].bank;
-        if (dram_hits(ch, &q->v[i]) ? s->hit[b] == 1 : other < 0 && s->other[b] == 1)
-            *(dram_hits(ch, &q->v[i]) ? &col : &other) = (int)i;
-    }
-    by_bank_clear(ch, nb);
-    return col >= 0 ? col : other;
+    uint64_t seq = col != UINT64_MAX ? col : other;
+    return seq == UINT64_MAX ? -1 : (int)dram_find(q, seq);
 }
 
 static uint64_t frfcfs_next(const DramChan *ch, const DramQueue *q, uint64_t from)
 {
-    const DramScratch *s = &ch->scratch;
-    unsigned nb = by_bank(ch, q, q->n);
     uint64_t best = UINT64_MAX;
     int cmd, write = q == &ch->wq;
-    for (unsigned k = 0; k < nb; k++) {
-        unsigned b = s->touched[k];
+    for (unsigned b = 0; b < ch->nbanks; b++) {
+        const DramBankAgg *a = &q->agg[b];
         uint64_t at;
-        if (s->hit[b] != UINT64_MAX) {
-            at = later(dram_bank_ready(ch, b, 1, write, &cmd), later(s->hit[b], from));
+        if (a->hit_seq != UINT64_MAX) {
+            at = later(dram_bank_ready(ch, b, 1, write, &cmd), later(a->hit_arrival, from));
             at = dram_settle(ch, at);
             best = at < best ? at : best;
-        }
-        /* a precharge held back by a row hit waits for that hit, whose time counts */
-        if (s->other[b] != UINT64_MAX && s->hit[b] == UINT64_MAX) {
-            at = later(dram_bank_ready(ch, b, 0, write, &cmd), later(s->other[b], from));
+        } else if (a->other_seq != UINT64_MAX) {
+            /* (a precharge held back by a row hit waits for that hit, whose time counts) */
+            at = later(dram_bank_ready(ch, b, 0, write, &cmd), later(a->other_arrival, from));
             at = dram_settle(ch, at);
             best = at < best ? at : best;
         }
     }
-    by_bank_clear(ch, nb);
     return best;
 }
 
