@@ -9,6 +9,10 @@
  * l2.latency cycles after the lookup, and the data comes back to the slice at the cycle
  * dram.c computes, which answers every request waiting on the line at once; responses
  * cross back and wait in their SM's queue for memsys_recv.
+ * Back-pressure: memsys_send refuses a request whose slice's queue (the requests crossing
+ * to it included) holds l2.queue; a request that finds its DRAM channel's queue full
+ * waits in order at the channel (MsChan.w) and its slice looks nothing up until the
+ * channel has taken it (ms_chan_accept, after each request the channel completes).
  * Pending work is kept as timed events (a binary heap ordered by cycle, then creation
  * order) plus the slices' and channels' own next times; memsys_tick(now) handles all of
  * it up to now in time order (events first at equal cycles, then slices, then channels,
