@@ -15,7 +15,7 @@ of it achieved. The kernels are built to hit one limit each: stream (DRAM), fma 
 shared (shared memory; with two register banks per sub-core the register file binds
 first).
 
-usage: bench/bounds.py [BUILD_DIR] [PRESET]     (default: build rtx2060-s)
+usage: bench/bounds.py [BUILD_DIR] [PRESET]     (default: build accelsim-rtx2060)
 """
 import json
 import os
@@ -47,7 +47,7 @@ def run(exe, kernel, preset):
 
 def main():
     build = sys.argv[1] if len(sys.argv) > 1 else "build"
-    preset = sys.argv[2] if len(sys.argv) > 2 else "rtx2060-s"
+    preset = sys.argv[2] if len(sys.argv) > 2 else "accelsim-rtx2060"
     here = os.path.dirname(os.path.abspath(__file__))
     exe = os.path.join(tempfile.mkdtemp(), "bounds")
     subprocess.run([os.path.join(build, "bin", "xgpu-cc"), "-O2",

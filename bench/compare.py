@@ -2,7 +2,7 @@
 """Two builds of the emulator against each other over the sample suite, in one run.
 
 Runs every compiled sample of BUILD_A and BUILD_B in turn (A, B, A, B, ... REPS times
-each), in timing mode with a preset (default rtx2060-s) or in functional mode, and
+each), in timing mode with a preset (default accelsim-rtx2060) or in functional mode, and
 prints per sample the median emulation CPU seconds of each (host_cpu_seconds of the
 statistics: the kernels only, not the sample's own CPU reference), the median of the
 pair-by-pair ratio A/B, and whether the two builds' statistics are identical (host
@@ -30,7 +30,7 @@ def main():
         sys.exit(__doc__)
     a, b = args[0], args[1]
     args = args[2:]
-    mode, preset, reps = "timing", "rtx2060-s", 3
+    mode, preset, reps = "timing", "accelsim-rtx2060", 3
     while args[:1] and args[0].startswith("--"):
         flag = args.pop(0)
         if not args:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Memento evaluation: every sample under the baseline and each register-file policy.
 
-Runs every compiled sample in timing mode on a preset (default rtx2060-s) under each
+Runs every compiled sample in timing mode on a preset (default accelsim-rtx2060) under each
 policy below, with the compiler's static reuse bits and (unless --no-profile) with
 profiled ones, and writes to OUT (default BUILD/memento-eval):
 
@@ -387,7 +387,7 @@ def sweeps(ev, names, base_results):
 def main():
     args = sys.argv[1:]
     build = args.pop(0) if args and not args[0].startswith("-") else "build"
-    out, preset, profile, do_sweeps, jobs = None, "rtx2060-s", True, False, os.cpu_count()
+    out, preset, profile, do_sweeps, jobs = None, "accelsim-rtx2060", True, False, os.cpu_count()
     docs = False
     sweep_args = []
     rest = []

@@ -2,7 +2,7 @@
 """Parallel simulation (emu.threads): speedup, and identity of the statistics.
 
 Runs every compiled sample (bench sizes, bench/functional.py) in timing mode with
-emu.threads = 1, 2 and 4 on a preset (default rtx2060-s), the three one after the other
+emu.threads = 1, 2 and 4 on a preset (default accelsim-rtx2060), the three one after the other
 for each repetition so that they see the same machine, and prints per sample: the mean
 number of busy SMs (core.sm_busy_cycles / cycles), the kernels' wall seconds with one
 thread (host_seconds, the fastest of the repetitions), the speedup of 2 and 4 threads
@@ -50,7 +50,7 @@ def option(args, name, default):
 def main():
     args = sys.argv[1:]
     build = args.pop(0) if args and not args[0].startswith("-") else "build"
-    preset = option(args, "--config", "rtx2060-s")
+    preset = option(args, "--config", "accelsim-rtx2060")
     reps = int(option(args, "--reps", "1"))
     counts = [int(t) for t in option(args, "--threads", "1,2,4").split(",")]
     if counts[0] != 1:

@@ -2,7 +2,7 @@
 """Timing-mode speed of the emulator over the sample suite, measured in one run.
 
 Runs every compiled sample twice, in functional mode and in timing mode with a preset
-(default rtx2060-s), and prints per sample: warp instructions, simulated cycles, IPC,
+(default accelsim-rtx2060), and prints per sample: warp instructions, simulated cycles, IPC,
 timing-mode CPU seconds and millions of warp instructions per CPU second, and the
 slowdown of timing mode over functional mode (the kernels' emulation CPU seconds,
 host_cpu_seconds of the statistics of the same run); then geometric means. Both runs
@@ -21,7 +21,7 @@ from functional import geomean, print_instructions, run_sample, sample_names  # 
 def main():
     args = sys.argv[1:]
     build = args.pop(0) if args and not args[0].startswith("-") else "build"
-    preset = "rtx2060-s"
+    preset = "accelsim-rtx2060"
     if args[:1] == ["--config"]:
         preset = args[1]
         args = args[2:]

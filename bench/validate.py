@@ -39,7 +39,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 UBENCH = os.path.join(HERE, "ubench")
 PROGRAMS = ("chase", "stream", "shared", "atomics")
-PRESETS = ("gtx480", "kepler", "maxwell", "rtx2060-s")
+PRESETS = ("gtx480", "kepler", "maxwell", "accelsim-rtx2060")
 OCCUPANCY = ("1blk", "quarter", "full")
 
 

@@ -7,7 +7,7 @@ every figure as it was.
   scripts/stats_identity.py compare OLD_DIR NEW_DIR [--new-keys]
 
 snapshot runs each compiled sample of BUILD_DIR/samples in timing mode under each policy
-of bench/memento_eval.py on its default preset (rtx2060-s), and under the baseline on
+of bench/memento_eval.py on its default preset (accelsim-rtx2060), and under the baseline on
 every other preset, and writes OUT_DIR/SAMPLE.PRESET.POLICY.json: the statistics JSON
 with the host's own figures (host_seconds, host_cpu_seconds: this machine, not the model)
 removed, keys sorted. compare reports every file that differs or exists on one side only
@@ -28,7 +28,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "bench"))
 from functional import sample_names, strip_keys  # noqa: E402
 from memento_eval import POLICIES  # noqa: E402
 
-DEFAULT_PRESET = "rtx2060-s"
+DEFAULT_PRESET = "accelsim-rtx2060"
 OTHER_PRESETS = ["gtx480", "kepler", "maxwell"]
 HOST_FIELDS = {"host_seconds", "host_cpu_seconds"}
 

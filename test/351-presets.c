@@ -12,7 +12,7 @@
 #include "300-emu-util.h"
 #include "xtest.h"
 
-static const char *const presets[] = {"rtx2060-s", "gtx480", "kepler", "maxwell"};
+static const char *const presets[] = {"accelsim-rtx2060", "gtx480", "kepler", "maxwell"};
 
 /* The value of key in c, as text. */
 static const char *val(const EmuConfig *c, const char *key)
@@ -46,10 +46,10 @@ Test(presets, every_preset_creates_a_device)
     }
 }
 
-Test(presets, rtx2060_s_table_one)
+Test(presets, accelsim_rtx2060_table_one)
 {
     EmuConfig c;
-    load(&c, "rtx2060-s");
+    load(&c, "accelsim-rtx2060");
     const char *want[][2] = {
         {"gpu.sm_count", "10"},          {"gpu.max_threads_per_sm", "1024"},
         {"gpu.regs_per_sm", "65536"},    {"gpu.clock_khz", "1365000"},

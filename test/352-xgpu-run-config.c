@@ -89,10 +89,10 @@ Test(xgpu_run_config, list_presets)
 {
     char *out = NULL;
     cr_assert_eq(run(&out, "--list-presets"), 0, "%s", out);
-    const char *names[] = {"rtx2060-s ", "gtx480 ", "kepler ", "maxwell "};
+    const char *names[] = {"accelsim-rtx2060 ", "gtx480 ", "kepler ", "maxwell "};
     for (int i = 0; i < 4; i++)
         cr_expect(strstr(out, names[i]) != NULL, "%s in %s", names[i], out);
-    cr_expect(strstr(out, "the Memento baseline") != NULL, "titles: %s", out); /* first lines */
+    cr_expect(strstr(out, "the machine the Memento paper simulated") != NULL, "titles: %s", out); /* first lines */
     free(out);
     cr_assert_eq(xt_runf(&out, "XGPU_PRESETS_DIR=%s %s --list-presets", xt_tmpdir(), XGPU_RUN),
                  0, "an empty directory lists nothing: %s", out);

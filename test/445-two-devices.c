@@ -47,13 +47,13 @@ Test(two_devices, interleaved_launches_match_each_device_alone)
 {
     setenv("XGPU_SET", "gpu.sm_count=not-a-number", 1); /* never read by emu_create_with */
     static Dev a, b, alone_a, alone_b;
-    dev_open(&a, "rtx2060-s", "emu.mode=timing");
+    dev_open(&a, "accelsim-rtx2060", "emu.mode=timing");
     dev_open(&b, "gtx480", "emu.mode=timing;gpu.sm_count=3");
     for (int i = 0; i < 3; i++) {
         dev_launch(&a, i);
         dev_launch(&b, i);
     }
-    dev_open(&alone_a, "rtx2060-s", "emu.mode=timing");
+    dev_open(&alone_a, "accelsim-rtx2060", "emu.mode=timing");
     for (int i = 0; i < 3; i++)
         dev_launch(&alone_a, i);
     dev_open(&alone_b, "gtx480", "emu.mode=timing;gpu.sm_count=3");
@@ -101,7 +101,7 @@ Test(two_devices, gpus_of_one_system)
 {
     EmuSystem *s = NULL;
     char err[256] = "";
-    cr_assert_eq(emu_system_create_with(&s, "rtx2060-s", "emu.mode=timing;system.gpus=3", err,
+    cr_assert_eq(emu_system_create_with(&s, "accelsim-rtx2060", "emu.mode=timing;system.gpus=3", err,
                                         sizeof err), EMU_OK, "%s", err);
     cr_assert_eq(emu_system_gpus(s), 3);
     static Dev g[3];

@@ -40,7 +40,7 @@ static void check_preset(const char *name)
     memsys_free(m);
 }
 
-Test(mem_presets, rtx2060_s) { check_preset("rtx2060-s"); }
+Test(mem_presets, accelsim_rtx2060) { check_preset("accelsim-rtx2060"); }
 Test(mem_presets, gtx480) { check_preset("gtx480"); }
 Test(mem_presets, kepler) { check_preset("kepler"); }
 Test(mem_presets, maxwell) { check_preset("maxwell"); }

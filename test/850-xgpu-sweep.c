@@ -46,7 +46,7 @@ static const char *basic =
     "command = [\"" VECADD "\", \"3000\"]\n"
     "\n"
     "[axes]\n"
-    "preset = [\"rtx2060-s\", \"gtx480\"]\n"
+    "preset = [\"accelsim-rtx2060\", \"gtx480\"]\n"
     "\"core.sched\" = [\"gto\", \"lrr\"]\n";
 
 Test(sweep, plan_is_the_product_of_the_axes)
@@ -68,7 +68,7 @@ Test(sweep, plan_is_the_product_of_the_axes)
                             "[[program]]\nname = \"vecadd\"\ncommand = [\"" VECADD "\"]\n"
                             "[axes]\n\"core.sched\" = [\"lrr\", \"gto\"]\n"
                             "[[point]]\npreset = \"gtx480\"\nmode = \"functional\"\n"
-                            "[[point]]\npreset = \"rtx2060-s\"\nmode = \"timing\"\n"));
+                            "[[point]]\npreset = \"accelsim-rtx2060\"\nmode = \"timing\"\n"));
     cr_assert_eq(rc, 0, "%s", out);
     cr_expect(strstr(out, "vecadd__core.sched=lrr__mode=functional__preset=gtx480__r1: "
                           "XGPU_MODE=functional"), "%s", out);
@@ -143,7 +143,7 @@ Test(sweep, runs_resume_and_match_a_run_by_hand)
     struct stat before, after;
     char other[800];
     snprintf(other, sizeof other,
-             "%s/runs/vecadd__core.sched=gto__preset=rtx2060-s__r0/result.json", res);
+             "%s/runs/vecadd__core.sched=gto__preset=accelsim-rtx2060__r0/result.json", res);
     cr_assert_eq(stat(other, &before), 0);
     rc = xt_runf(&out, "%s run %s --out %s", SWEEP, file, res);
     cr_assert_eq(rc, 0, "%s", out);

@@ -23,9 +23,9 @@ static void two_runs(const char *a, const char *b)
 {
     char *out = NULL;
     int rc = xt_runf(&out,
-                     "XGPU_CONFIG=rtx2060-s XGPU_SET='emu.interval_cycles=1000;core.sched=gto' "
+                     "XGPU_CONFIG=accelsim-rtx2060 XGPU_SET='emu.interval_cycles=1000;core.sched=gto' "
                      "XGPU_STATS=%s %s 64 64 64 && "
-                     "XGPU_CONFIG=rtx2060-s XGPU_SET='emu.interval_cycles=1000;core.sched=lrr' "
+                     "XGPU_CONFIG=accelsim-rtx2060 XGPU_SET='emu.interval_cycles=1000;core.sched=lrr' "
                      "XGPU_STATS=%s %s 64 64 64",
                      a, GEMM, b, GEMM);
     cr_assert_eq(rc, 0, "%s", out);
@@ -91,7 +91,7 @@ Test(report, a_sweep_directory_compares_its_settings, .timeout = 120)
     cr_assert_eq(xt_write(file, "[[program]]\nname = \"gemm\"\n"
                                 "command = [\"" GEMM "\", \"48\", \"48\", \"48\"]\n"
                                 "[axes]\n\"core.sched\" = [\"gto\", \"lrr\", \"two-level\"]\n"
-                                "preset = [\"rtx2060-s\"]\n"), 0);
+                                "preset = [\"accelsim-rtx2060\"]\n"), 0);
     char res[256], page[256], *out = NULL;
     snprintf(res, sizeof res, "%s", xt_tmp("sres"));
     snprintf(page, sizeof page, "%s", xt_tmp("s.html"));
@@ -104,8 +104,8 @@ Test(report, a_sweep_directory_compares_its_settings, .timeout = 120)
     char *text = xt_read(page, NULL);
     cr_assert_not_null(text);
     cr_expect(strstr(text, "3 runs, 6 launches."), "%.300s", text);
-    cr_expect(strstr(text, "Against the baseline (core.sched=lrr,preset=rtx2060-s)"));
-    cr_expect(strstr(text, "<th>core.sched=gto,preset=rtx2060-s</th>"));
+    cr_expect(strstr(text, "Against the baseline (core.sched=lrr,preset=accelsim-rtx2060)"));
+    cr_expect(strstr(text, "<th>core.sched=gto,preset=accelsim-rtx2060</th>"));
     cr_expect(strstr(text, "fig-vs-baseline-ipc"));
     free(text);
     /* a baseline that names no setting, or more than one */
@@ -113,7 +113,7 @@ Test(report, a_sweep_directory_compares_its_settings, .timeout = 120)
     cr_expect_eq(rc, 2);
     cr_expect(strstr(out, "--baseline core.sched=rr: matches 0 of the settings"), "%s", out);
     free(out);
-    rc = xt_runf(&out, "%s %s -o %s --baseline preset=rtx2060-s", REPORT, res, page);
+    rc = xt_runf(&out, "%s %s -o %s --baseline preset=accelsim-rtx2060", REPORT, res, page);
     cr_expect_eq(rc, 2);
     cr_expect(strstr(out, "matches 3 of the settings"), "%s", out);
     free(out);

@@ -44,22 +44,22 @@ static double column(const char *out, const char *preset, const char *metric, in
 Test(validate, one_preset_gives_measured_rows_against_published_figures)
 {
     char *out = NULL;
-    int rc = xt_runf(&out, VALIDATE " --presets rtx2060-s --metrics lat.l1.seq,lat.shared "
+    int rc = xt_runf(&out, VALIDATE " --presets accelsim-rtx2060 --metrics lat.l1.seq,lat.shared "
                      "--scale 0.05 2>&1");
     cr_assert_eq(rc, 0, "%s", out);
     cr_expect(strncmp(out, "preset ", 7) == 0, "%s", out);
     /* columns: preset metric unit xgpu published ratio */
-    double l1 = column(out, "rtx2060-s", "lat.l1.seq", 3);
-    double shared = column(out, "rtx2060-s", "lat.shared", 3);
+    double l1 = column(out, "accelsim-rtx2060", "lat.l1.seq", 3);
+    double shared = column(out, "accelsim-rtx2060", "lat.shared", 3);
     /* an L1 hit costs at least its configured 20 cycles and is far from an L2 trip */
     cr_expect(l1 >= 20 && l1 < 100, "L1 latency %g\n%s", l1, out);
     cr_expect(shared >= 20 && shared < 100, "shared latency %g\n%s", shared, out);
-    cr_expect_eq(column(out, "rtx2060-s", "lat.l1.seq", 4), 32, "T4's L1 hit latency");
-    cr_expect_eq(column(out, "rtx2060-s", "lat.shared", 4), 23);
-    double ratio = column(out, "rtx2060-s", "lat.l1.seq", 5);
+    cr_expect_eq(column(out, "accelsim-rtx2060", "lat.l1.seq", 4), 32, "T4's L1 hit latency");
+    cr_expect_eq(column(out, "accelsim-rtx2060", "lat.shared", 4), 23);
+    double ratio = column(out, "accelsim-rtx2060", "lat.l1.seq", 5);
     cr_expect(ratio > l1 / 32 - 0.01 && ratio < l1 / 32 + 0.01, "%s", out);
     cr_expect(strstr(out, "2 rows, "), "%s", out);
-    cr_expect_eq(xt_count(out, "\nrtx2060-s "), 2, "%s", out);
+    cr_expect_eq(xt_count(out, "\naccelsim-rtx2060 "), 2, "%s", out);
     free(out);
 }
 
@@ -71,7 +71,7 @@ Test(validate, bad_preset_and_metric_are_one_line_errors)
     cr_expect(strstr(out, "validate.py: error: preset 'no-such-gpu'"), "%s", out);
     cr_expect_eq(xt_count(out, "\n"), 1, "one line:\n%s", out);
     free(out);
-    rc = xt_runf(&out, VALIDATE " --presets rtx2060-s --metrics lat.nowhere 2>&1");
+    rc = xt_runf(&out, VALIDATE " --presets accelsim-rtx2060 --metrics lat.nowhere 2>&1");
     cr_expect_neq(rc, 0, "%s", out);
     cr_expect(strstr(out, "unknown metric 'lat.nowhere'"), "%s", out);
     cr_expect_eq(xt_count(out, "\n"), 1, "one line:\n%s", out);

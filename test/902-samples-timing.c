@@ -1,5 +1,5 @@
 /*
- * 902-samples-timing: every sample runs correctly in timing mode on the rtx2060-s preset:
+ * 902-samples-timing: every sample runs correctly in timing mode on the accelsim-rtx2060 preset:
  * it prints PASS, every launch reports cycles, and the warp instructions executed equal
  * functional mode's (the timing model only decides when instructions run, never what
  * they compute). Sizes are the samples' defaults.
@@ -21,7 +21,7 @@ static int run_mode(const char *name, const char *mode, long long *winsns, int *
     char file[300];
     snprintf(file, sizeof file, "%s-%s.json", name, mode);
     const char *stats = xt_tmp(file);
-    int rc = xt_runf(out, "XGPU_CONFIG=rtx2060-s XGPU_MODE=%s XGPU_STATS=%s %s/samples/%s",
+    int rc = xt_runf(out, "XGPU_CONFIG=accelsim-rtx2060 XGPU_MODE=%s XGPU_STATS=%s %s/samples/%s",
                      mode, stats, XGPU_BUILD_DIR, name);
     if (rc != 0 || !*out || !strstr(*out, "PASS"))
         return -1;

@@ -3,7 +3,7 @@
  * change nothing but speed. Every sample (reduced inputs) runs in timing mode twice: with
  * emu.skip_idle = true (the default: SMs sleep, the loop jumps over cycles in which
  * nothing can happen) on one thread, and with false (every unit ticks every cycle) on
- * emu.threads threads (2 on rtx2060-s, 1 on gtx480); the statistics, interval series
+ * emu.threads threads (2 on accelsim-rtx2060, 1 on gtx480); the statistics, interval series
  * included, must be identical apart from host time and the two keys. On kepler and
  * maxwell every sample runs once (skipping) and must pass, so every sample runs correctly
  * on every preset.
@@ -42,9 +42,9 @@ static void check_preset(const char *preset, int compare)
     cr_assert_eq(failed, 0, "%d samples failed or differ on %s", failed, preset);
 }
 
-Test(skip_idle, rtx2060_s, .timeout = 1700)
+Test(skip_idle, accelsim_rtx2060, .timeout = 1700)
 {
-    check_preset("rtx2060-s", 2);
+    check_preset("accelsim-rtx2060", 2);
 }
 
 Test(skip_idle, gtx480, .timeout = 1700)

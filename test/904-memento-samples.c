@@ -1,5 +1,5 @@
 /*
- * 904-memento-samples: every sample (reduced inputs) runs on rtx2060-s with Memento's
+ * 904-memento-samples: every sample (reduced inputs) runs on accelsim-rtx2060 with Memento's
  * caching collectors under core.sched = memento (dynamic STHLD, a short interval so
  * the state machine moves) and memento-pr, prints PASS, and executes exactly the warp
  * instructions of functional mode. Under memento every sample is also run without idle
@@ -19,10 +19,10 @@ Test(memento_samples, same_instructions_as_functional_and_skip_idle_identical, .
             continue;
         const char *n = suite_samples[i].name;
         long long wf = -1, wm = -2, wp = -3, wn = -4;
-        char *f = suite_run(i, "rtx2060-s", "functional", "", 1, &wf);
-        char *m = suite_run(i, "rtx2060-s", "timing", MEMENTO, 1, &wm);
-        char *p = suite_run(i, "rtx2060-s", "timing", MEMENTO_PR, 1, &wp);
-        char *ns = suite_run(i, "rtx2060-s", "timing", MEMENTO ";emu.threads=2", 0, &wn);
+        char *f = suite_run(i, "accelsim-rtx2060", "functional", "", 1, &wf);
+        char *m = suite_run(i, "accelsim-rtx2060", "timing", MEMENTO, 1, &wm);
+        char *p = suite_run(i, "accelsim-rtx2060", "timing", MEMENTO_PR, 1, &wp);
+        char *ns = suite_run(i, "accelsim-rtx2060", "timing", MEMENTO ";emu.threads=2", 0, &wn);
         int ok = f && m && p && ns && wf == wm && wf == wp && strcmp(m, ns) == 0 &&
                  strstr(m, "\"sthld\"") && strstr(m, "rf.ct_hits");
         cr_expect(ok, "%s: functional %lld, memento %lld, memento-pr %lld warp instructions; "

@@ -1,5 +1,5 @@
 /*
- * 905-baseline-samples: every sample (reduced inputs) runs on rtx2060-s under the
+ * 905-baseline-samples: every sample (reduced inputs) runs on accelsim-rtx2060 under the
  * register-file baselines Memento is compared against: BOW (rf.collector = bow), and
  * the two-level schedulers rfc and swrfc with two active warps per sub-core. Each prints
  * PASS and executes exactly the warp instructions of functional mode; under swrfc every
@@ -21,11 +21,11 @@ Test(baseline_samples, same_instructions_as_functional_and_skip_idle_identical,
             continue;
         const char *n = suite_samples[i].name;
         long long wf = -1, wb = -2, wr = -3, ws = -4, wn = -5;
-        char *f = suite_run(i, "rtx2060-s", "functional", "", 1, &wf);
-        char *b = suite_run(i, "rtx2060-s", "timing", BOW, 1, &wb);
-        char *r = suite_run(i, "rtx2060-s", "timing", RFC, 1, &wr);
-        char *s = suite_run(i, "rtx2060-s", "timing", SWRFC, 1, &ws);
-        char *ns = suite_run(i, "rtx2060-s", "timing", SWRFC, 0, &wn);
+        char *f = suite_run(i, "accelsim-rtx2060", "functional", "", 1, &wf);
+        char *b = suite_run(i, "accelsim-rtx2060", "timing", BOW, 1, &wb);
+        char *r = suite_run(i, "accelsim-rtx2060", "timing", RFC, 1, &wr);
+        char *s = suite_run(i, "accelsim-rtx2060", "timing", SWRFC, 1, &ws);
+        char *ns = suite_run(i, "accelsim-rtx2060", "timing", SWRFC, 0, &wn);
         int ok = f && b && r && s && ns && wf == wb && wf == wr && wf == ws &&
                  strcmp(s, ns) == 0 && strstr(s, "twolevel.pending_ready");
         cr_expect(ok, "%s: functional %lld, bow %lld, rfc %lld, swrfc %lld warp instructions; "

@@ -26,19 +26,19 @@ Test(multi_gpu_samples, same_instructions_as_functional, .timeout = 1700)
             continue;
         const char *n = suite_samples[i].name;
         long long wf = -1;
-        char *f = suite_run(i, "rtx2060-s", "functional", TWO "system.memory=numa", 1, &wf);
+        char *f = suite_run(i, "accelsim-rtx2060", "functional", TWO "system.memory=numa", 1, &wf);
         char *run[NMODES];
         int ok = f != NULL;
         for (size_t m = 0; m < NMODES; m++) {
             long long w = -2;
-            run[m] = suite_run(i, "rtx2060-s", "timing", modes[m], 1, &w);
+            run[m] = suite_run(i, "accelsim-rtx2060", "timing", modes[m], 1, &w);
             int good = run[m] && (w == wf || strstr(modes[m], "shared"));
             cr_expect(good, "%s under %s: functional %lld, timing %lld warp instructions", n,
                       modes[m], wf, w);
             ok &= good;
         }
         if (ok && i % 2 == 0) { /* every other one: no skip is slow */
-            char *ns = suite_run(i, "rtx2060-s", "timing", HALCONE ";emu.threads=2", 0, NULL);
+            char *ns = suite_run(i, "accelsim-rtx2060", "timing", HALCONE ";emu.threads=2", 0, NULL);
             ok = ns && strcmp(run[0], ns) == 0;
             cr_expect(ok, "%s: skip vs no skip on two threads differ", n);
             free(ns);

@@ -43,7 +43,7 @@ Test(its, ipdom_spins_until_the_budget)
 Test(its, presets_before_volta_use_ipdom)
 {
     static const char *const presets[][2] = {{"gtx480", "ipdom"}, {"kepler", "ipdom"},
-                                             {"maxwell", "ipdom"}, {"rtx2060-s", "its"}};
+                                             {"maxwell", "ipdom"}, {"accelsim-rtx2060", "its"}};
     for (size_t i = 0; i < sizeof presets / sizeof *presets; i++) {
         char *out = NULL, want[64];
         int rc = xt_runf(&out, XGPU_BIN_DIR "/xgpu-run --config %s --dump-config", presets[i][0]);

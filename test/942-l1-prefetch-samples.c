@@ -35,9 +35,9 @@ Test(l1_prefetch_samples, exact_and_useful, .timeout = 900)
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
         size_t i = sample_index(names[k]);
         long long base = 0, with = 0;
-        char *ref = suite_run(i, "rtx2060-s", "timing", "", 1, &base);
-        char *a = suite_run(i, "rtx2060-s", "timing", "l1.prefetch=stride", 1, &with);
-        char *b = suite_run(i, "rtx2060-s", "timing", "l1.prefetch=stride", 0, NULL);
+        char *ref = suite_run(i, "accelsim-rtx2060", "timing", "", 1, &base);
+        char *a = suite_run(i, "accelsim-rtx2060", "timing", "l1.prefetch=stride", 1, &with);
+        char *b = suite_run(i, "accelsim-rtx2060", "timing", "l1.prefetch=stride", 0, NULL);
         cr_assert(ref && a && b);
         cr_expect_eq(with, base, "%s: prefetching changed what executed", names[k]);
         cr_expect_str_eq(a, b, "%s: idle skipping changed the statistics", names[k]);

@@ -93,8 +93,8 @@ Test(hints, atoms_and_descriptors_reach_the_requests, .timeout = 300)
     } cases[] = {{"xmem_tiled", "hints.atom.", 3}, {"ldesc_histo", "hints.descriptor.", 2}};
     for (size_t c = 0; c < 2; c++) {
         size_t i = sample(cases[c].name);
-        char *with = suite_run(i, "rtx2060-s", "timing", "mem.observer=hints", 1, NULL);
-        char *without = suite_run(i, "rtx2060-s", "timing", "", 1, NULL);
+        char *with = suite_run(i, "accelsim-rtx2060", "timing", "mem.observer=hints", 1, NULL);
+        char *without = suite_run(i, "accelsim-rtx2060", "timing", "", 1, NULL);
         cr_assert(with && without);
         check(with, cases[c].prefix, cases[c].kinds);
         cr_expect_eq(total_cycles(with), total_cycles(without), "%s: observing changed timing",
