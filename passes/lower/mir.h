@@ -17,8 +17,9 @@
  * The else successor of brc is MBlock.succ[1]; mir_emit places it next or adds a bra.
  *
  * The pipeline over one kernel, in order (passes/lower/pipeline.c):
- *   isel -> mir_cfg -> mir_outssa -> mir_cfg -> mir_postdom -> mir_divergence
- *        -> mir_shared_refs -> mir_regalloc -> mir_emit -> mir_phases
+ *   isel -> mir_cfg -> mir_fold -> mir_sched -> mir_outssa -> mir_cfg -> mir_postdom
+ *        -> mir_divergence -> mir_shared_refs -> mir_regalloc -> mir_emit -> mir_phases
+ * (mir_fold and mir_sched only above -O0).
  */
 #ifndef XGPU_MIR_H
 #define XGPU_MIR_H
@@ -165,6 +166,15 @@ void mir_print(const MFunc *f, FILE *out);
 
 /* Backend passes (one file each). Each returns 0, or -1 after reporting with mir_error. */
 int mir_cfg(MFunc *f);        /* cfg.c: succ from terminators, preds, rpo, drop unreachable blocks, loop depth */
+/* fold.c: on SSA MIR, peephole combining: constants into immediate operands, scaled-index
+ * address arithmetic into one lea, multiply-add into mad, offsets into memory operands. */
+int mir_fold(MFunc *f);
+/* sched.c: on SSA MIR, list scheduling within each block that hides the target's
+ * latencies, keeping at most max_live values live where the source order did. */
+typedef struct MSchedOptions {
+    uint32_t max_live; /* register-pressure limit in 32-bit registers (0: the default) */
+} MSchedOptions;
+int mir_sched(MFunc *f, const MSchedOptions *o);
 int mir_outssa(MFunc *f);     /* outssa.c: split critical edges, phis -> sequenced copies */
 int mir_postdom(MFunc *f);    /* cfg.c: ipdom of every block, with a virtual exit */
 int mir_divergence(MFunc *f); /* divergence.c: mark divergent vregs, XF_UNIFORM on uniform brc */

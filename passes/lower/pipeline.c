@@ -1,7 +1,8 @@
 /*
  * pipeline.c - the device lowering as one straight-line function (QBE's func()):
  *
- *   parse IR -> prepare (LLVM passes) -> per kernel: isel -> mir_cfg -> mir_outssa
+ *   parse IR -> prepare (LLVM passes) -> per kernel: isel -> mir_cfg -> mir_fold
+ *   -> mir_sched (mir_fold and mir_sched above -O0) -> mir_outssa
  *   -> mir_cfg -> mir_postdom -> mir_divergence -> mir_shared_refs -> mir_regalloc
  *   -> mir_emit -> mir_phases -> mir_module_gpubin -> source signatures (from the front
  *   end, by kernel name) -> reuse bits (.xgpu.reuse, static estimate on the final code)
@@ -60,6 +61,15 @@ static int lower_kernel(MFunc *f, const XgpuLowerOptions *o)
     if (mir_cfg(f))
         return -1;
     dump(o, f, "cfg");
+    if (o->opt_level > 0) {
+        MSchedOptions so = {.max_live = ro.max_regs};
+        if (mir_fold(f))
+            return -1;
+        dump(o, f, "fold");
+        if (mir_sched(f, &so))
+            return -1;
+        dump(o, f, "sched");
+    }
     if (mir_outssa(f))
         return -1;
     dump(o, f, "outssa");
