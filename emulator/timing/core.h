@@ -137,6 +137,9 @@ typedef struct TmSubcore {
     uint32_t nocu;       /* rf.collectors_per_subcore, or one per warp slot (private) */
     uint8_t last_pick;   /* TmPickStall of the last scan (repeated like last_stall) */
     Cycle unit_next[TC_COUNT]; /* first cycle each unit accepts a dispatch (II) */
+    uint64_t unit_lc[TC_COUNT]; /* units with lanes: the lane-cycle (cycle x lanes) at
+                                 * which the unit's last instruction has all its lanes
+                                 * (tm_unit_start) */
     Cycle issue_at[TC_COUNT];  /* first cycle issue takes an instruction for each unit:
                                 * unit_next - TmSm.unit_lead, at least 0 */
     uint8_t last_stall;  /* TmStall of the last cycle evaluated (idle skipping) */
@@ -196,6 +199,11 @@ struct TmSm {
      * core.issue_waits_unit, else never (TM_LEAD_NEVER) */
 #define TM_LEAD_NEVER ((Cycle)1 << 62)
     Cycle unit_lead[TC_COUNT];
+    /* each unit's throughput: lanes per sub-core (unit.X.lanes; 0: the initiation
+     * interval unit.X.ii, at least 1, is used instead) */
+    uint32_t unit_lanes[TC_COUNT];
+    Cycle unit_ii[TC_COUNT];
+    uint32_t issue_width;  /* core.issue_width: instructions a sub-core issues per cycle */
     /* what the SM runs with on its own, so that SMs can tick on different host threads
      * (gpu.c): its execution context (the launch's, copied), the global stores and
      * atomics of this cycle (applied by the device loop), its random stream */
@@ -263,6 +271,9 @@ Cycle tm_unit_latency(const EmuConfig *cfg, unsigned cls);
  * (min/max, multiply, multiply-add, divide, shuffle). */
 Cycle tm_insn_latency(const EmuConfig *cfg, const XInsn *in, unsigned cls);
 int tm_unit_ready(const TmSubcore *sc, unsigned cls, Cycle now);
+/* Whether class cls's unit, with k instructions issued this cycle about to start in it,
+ * could start one more in the same cycle as the last of them (dual issue, sm.c). */
+int tm_unit_takes(const TmSm *sm, const TmSubcore *sc, unsigned cls, unsigned k, Cycle now);
 /* The next cycle after now at which a queued read becomes eligible or a collected
  * instruction passes its stages, in sub-core sc (TM_NEVER: none). */
 Cycle tm_stage_wake(const TmSm *sm, const TmSubcore *sc, Cycle now);
@@ -284,6 +295,20 @@ static inline Cycle tm_unit_ii(const EmuConfig *cfg, unsigned cls)
     return ii ? ii : 1;
 }
 
+/* Units with lanes (TmSm.unit_lanes, L): a warp instruction needs 32 lane-cycles, so it
+ * holds the unit 32 / L cycles, kept exactly as a count of lane-cycles (sc->unit_lc: the
+ * lane-cycle at which the last one started has all its lanes). An instruction starts in
+ * the first cycle t with unit_lc < (t + 1) L, that is t = unit_lc / L; lanes left idle
+ * in a cycle are lost (unit_lc never falls behind t L). L = 48: three instructions every
+ * two cycles; L = 16: one every two cycles, as an initiation interval of 2. */
+static inline Cycle tm_unit_next_lanes(TmSubcore *sc, unsigned cls, uint32_t lanes, Cycle now)
+{
+    uint64_t at = (uint64_t)now * lanes;
+    uint64_t lc = (sc->unit_lc[cls] > at ? sc->unit_lc[cls] : at) + XGPU_WARP_SIZE;
+    sc->unit_lc[cls] = lc;
+    return lc / lanes;
+}
+
 /* Starts an instruction of class cls and latency lat in its unit at cycle now; returns
  * the cycle its result is ready. */
 static inline Cycle tm_unit_start(TmSm *sm, TmSubcore *sc, unsigned cls, Cycle lat,
@@ -294,7 +319,9 @@ static inline Cycle tm_unit_start(TmSm *sm, TmSubcore *sc, unsigned cls, Cycle l
                                  &sm->ctr->unit_ldst, NULL};
     if (count[cls])
         (*count[cls])++;
-    sc->unit_next[cls] = now + tm_unit_ii(sm->cfg, cls);
+    uint32_t lanes = sm->unit_lanes[cls];
+    sc->unit_next[cls] = lanes ? tm_unit_next_lanes(sc, cls, lanes, now)
+                               : now + sm->unit_ii[cls];
     sc->issue_at[cls] = sc->unit_next[cls] > sm->unit_lead[cls]
                             ? sc->unit_next[cls] - sm->unit_lead[cls] : 0;
     return now + (lat > 2 ? lat - 1 : 1);

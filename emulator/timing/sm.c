@@ -88,6 +88,11 @@ TmSm *tm_sm_new(TmGpu *g, uint32_t id, char *err, size_t n)
         sm->unit_lead[c] = c == TC_LDST                ? 1
                            : cfg->core_issue_waits_unit ? 1 + sm->collect_stages + sm->exec_stages
                                                         : TM_LEAD_NEVER;
+    uint32_t lanes[TC_COUNT] = {cfg->unit_int_lanes, cfg->unit_fp_lanes, cfg->unit_dp_lanes,
+                                cfg->unit_sfu_lanes, 0, 0, 0};
+    for (unsigned c = 0; c < TC_COUNT; c++)
+        sm->unit_lanes[c] = lanes[c], sm->unit_ii[c] = tm_unit_ii(cfg, c);
+    sm->issue_width = cfg->core_issue_width;
     /* the SM's own execution context: the launch's, with its global writes logged until
      * the end of the cycle and the budget kept by the device loop (gpu.c) */
     sm->x = *g->x;
@@ -461,8 +466,10 @@ static void barrier_check(TmSm *sm, TmCta *t, Cycle now)
         barrier_wake(sm, t, now); /* a grid barrier waits for the device loop (gpu.c) */
 }
 
-/* Issues the instruction at warp slot's pc (checks passed); ocu is -1 for control. */
-static void issue(TmSm *sm, TmSubcore *sc, uint16_t slot, const TmInsn *ti, int ocu, Cycle now)
+/* Issues the instruction at warp slot's pc (checks passed); ocu is -1 for control.
+ * Returns 1 when the warp runs on to the next instruction in sequence (no fault, no
+ * branch or reconvergence jump, no barrier, not done). */
+static int issue(TmSm *sm, TmSubcore *sc, uint16_t slot, const TmInsn *ti, int ocu, Cycle now)
 {
     TmGpu *g = sm->gpu;
     TmWarp *w = &sm->warp[slot];
@@ -477,7 +484,7 @@ static void issue(TmSm *sm, TmSubcore *sc, uint16_t slot, const TmInsn *ti, int 
     sm->ctr->phase_boundaries += ti->phase != NULL;
     if (s) {
         tm_sm_fault(sm, s, w->fw, &w->cta->c);
-        return;
+        return 0;
     }
     for (uint32_t i = 0; i < st->nacc; i++) /* who made each access */
         st->acc[i].warp = slot, st->acc[i].pc = st->pc;
@@ -509,6 +516,7 @@ static void issue(TmSm *sm, TmSubcore *sc, uint16_t slot, const TmInsn *ti, int 
         barrier_check(sm, w->cta, now);
     if (fw->state == EW_DONE && !w->inflight)
         tm_sm_warp_done(sm, slot);
+    return fw->state == EW_RUN && pc == st->pc + 1;
 }
 
 /* The collector for warp slot's instruction (>= 0), or TM_PICK_BUSY / TM_PICK_STOP with
@@ -561,6 +569,50 @@ static unsigned can_issue(TmSm *sm, TmSubcore *sc, uint16_t slot, const TmInsn *
     if ((*ocu = pick_collector(sm, sc, slot)) < 0)
         return TS_COLLECTOR;
     return TS_ISSUED;
+}
+
+/* Whether warp w's instruction ti may issue in the cycle in which the instructions
+ * before it did (dual issue, issue_more): not control, nothing it reads or writes has a
+ * write in flight (the scoreboard holds theirs by now), it writes nothing they read
+ * (read: the registers they name), and its unit starts it by the time it could start,
+ * after the k of its class issued before it in the cycle, in the same cycle as theirs. */
+static int pair_ready(const TmSm *sm, const TmSubcore *sc, const TmWarp *w, const TmInsn *ti,
+                      const uint64_t *read, unsigned k, Cycle now)
+{
+    if (!w->sched || ti->cls == TC_CTRL || tm_sb_blocked(w, ti))
+        return 0;
+    for (unsigned j = 0; j < ti->ndst; j++)
+        if (read[ti->dst[j] >> 6] >> (ti->dst[j] & 63) & 1)
+            return 0;
+    if (ti->cls == TC_LDST && sc->mem_blocked)
+        return 0;
+    return k ? tm_unit_takes(sm, sc, ti->cls, k, now) : sc->issue_at[ti->cls] <= now;
+}
+
+/* Dual issue (core.issue_width > 1): after warp slot issued `first`, its following
+ * instructions issue in the same cycle, up to the width, while each runs in sequence from
+ * the one before (no branch, reconvergence jump or barrier between them), is independent
+ * of those issued before it in the cycle (pair_ready), the resource manager lets it go
+ * and a collector is free. Only one warp's instructions pair, as in NVIDIA's Kepler and
+ * Maxwell schedulers. */
+static void issue_more(TmSm *sm, TmSubcore *sc, uint16_t slot, const TmInsn *first, Cycle now)
+{
+    uint8_t taken[TC_COUNT] = {0};
+    uint64_t read[4];
+    memcpy(read, first->regs, sizeof read);
+    taken[first->cls] = 1;
+    for (uint32_t n = 1; n < sm->issue_width; n++) {
+        TmWarp *w = &sm->warp[slot];
+        const TmInsn *ti = w->ti;
+        int ocu;
+        if (!pair_ready(sm, sc, w, ti, read, taken[ti->cls], now) ||
+            (sm->res->issue && sm->res->issue(sm, slot, ti, now)) ||
+            (ocu = pick_collector(sm, sc, slot)) < 0 || !issue(sm, sc, slot, ti, ocu, now))
+            return;
+        taken[ti->cls]++;
+        for (unsigned j = 0; j < 4; j++)
+            read[j] |= ti->regs[j];
+    }
 }
 
 /* Counts n issue slots in two-level state st. */
@@ -640,7 +692,9 @@ static int subcore_issue(TmSm *sm, TmSubcore *sc, Cycle now)
         }
         unsigned why = can_issue(sm, sc, order[i], &ti, &ocu, now);
         if (why == TS_ISSUED) {
-            issue(sm, sc, order[i], ti, ocu, now);
+            if (issue(sm, sc, order[i], ti, ocu, now) && sm->issue_width > 1 &&
+                ti->cls != TC_CTRL)
+                issue_more(sm, sc, order[i], ti, now);
             best = TS_ISSUED;
             break;
         }

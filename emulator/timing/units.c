@@ -1,9 +1,16 @@
 /*
  * units.c - a sub-core's execution units: one per class (int, fp32, fp64, sfu, tensor,
  * and the sub-core's port into the SM's LD/ST unit), each with a latency and an
- * initiation interval from the config (unit.CLASS.latency / .ii).
+ * initiation interval from the config (unit.CLASS.latency / .ii), or for the int, fp32,
+ * fp64 and sfu units a width in lanes (unit.CLASS.lanes) instead of the interval.
  *
- * A unit accepts one instruction every `ii` cycles. Latency is counted from issue with
+ * A unit accepts one instruction every `ii` cycles. A unit of L lanes takes a warp
+ * instruction in 32 / L cycles, exactly: it keeps its lane-cycles in integers
+ * (tm_unit_start), so 16 lanes take one every 2 cycles (ii 2), 48 lanes three every two
+ * cycles (two starting in one cycle, one in the next: Kepler's 192 fp32 lanes over 4
+ * schedulers) and 64 lanes two every cycle. Either way the unit's state is the first
+ * cycle it accepts an instruction (unit_next), which the issue checks and idle skipping
+ * read, and it changes only when an instruction starts. Latency is counted from issue with
  * conflict-free operand reads: issued at t, operands read and dispatched at t + 1, result
  * written back at t + latency, when a dependent instruction may issue. So the unit
  * itself holds the instruction latency - 1 cycles after dispatch (at least 1); operand
@@ -31,6 +38,23 @@ Cycle tm_unit_latency(const EmuConfig *cfg, unsigned cls)
 int tm_unit_ready(const TmSubcore *sc, unsigned cls, Cycle now)
 {
     return sc->unit_next[cls] <= now;
+}
+
+/* The k instructions issued this cycle start, by the plain pipeline, core.collect_stages
+ * + core.exec_stages after the next cycle (memory instructions the next cycle), or when
+ * the unit is free if that is later; the one more must start in that same cycle. An
+ * initiation interval is at least a cycle: only a unit of more than 32 lanes takes it. */
+int tm_unit_takes(const TmSm *sm, const TmSubcore *sc, unsigned cls, unsigned k, Cycle now)
+{
+    uint32_t lanes = sm->unit_lanes[cls];
+    if (!k)
+        return tm_unit_ready(sc, cls, now + sm->unit_lead[cls]);
+    if (!lanes)
+        return 0;
+    Cycle at = now + 1 + (cls == TC_LDST ? 0 : sm->collect_stages + sm->exec_stages);
+    at = sc->unit_next[cls] > at ? sc->unit_next[cls] : at;
+    uint64_t lc = sc->unit_lc[cls] > at * lanes ? sc->unit_lc[cls] : at * lanes;
+    return lc + (uint64_t)k * XGPU_WARP_SIZE < (at + 1) * lanes;
 }
 
 Cycle tm_insn_latency(const EmuConfig *cfg, const XInsn *in, unsigned cls)
