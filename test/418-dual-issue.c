@@ -186,6 +186,28 @@ Test(dual_issue, skipping_idle_cycles_stays_exact)
     tm_done(&b);
 }
 
+/* A runaway kernel stops at exactly its budget's last instruction, as in functional
+ * mode, though SMs issue two instructions per sub-core in a cycle. */
+Test(dual_issue, the_budget_stops_a_runaway_kernel_exactly, .timeout = 60)
+{
+    const char *spin = ".kernel k\n.param 8\n"
+                       "L:\n  add.u32 r2, r3, 1\n  fadd.f32 r5, r6, r7\n"
+                       "  add.u32 r8, r3, 1\n  fadd.f32 r9, r6, r7\n"
+                       "  add.u32 r10, r3, 1\n  fadd.f32 r11, r6, r7\n  bra L\n";
+    for (unsigned budget = 1000; budget < 1024; budget++) {
+        char set[256];
+        TmRun r;
+        snprintf(set, sizeof set, "gpu.sm_count=2;core.mem_latency=20;" W2
+                 "emu.max_warp_insns=%u", budget);
+        tm_run(&r, set, spin, DIM(4, 1, 1), DIM(256, 1, 1), 1);
+        cr_expect_eq(r.status, EMU_ERR_LAUNCH_TIMEOUT, "%u: %s", budget,
+                     emu_status_name(r.status));
+        cr_expect_eq(r.st.warp_instructions, budget, "%u: %llu", budget,
+                     (unsigned long long)r.st.warp_instructions);
+        tm_done(&r);
+    }
+}
+
 static void expect_refused(const char *set, const char *key)
 {
     EmuDevice *d = NULL;

@@ -5,7 +5,8 @@
  * A cycle, in this order: the LD/ST unit advances and reports finished accesses;
  * write-back (writeback.c) writes ready results and clears their scoreboard bits; then
  * every sub-core grants register reads (rf.c), dispatches collected instructions to
- * their units (ocu.c) and issues at most one instruction (below).
+ * their units (ocu.c) and issues one instruction, or with core.issue_width up to that
+ * many of one warp (below).
  *
  * Issue: the scheduler policy (sched.c) orders the sub-core's warps; the first whose
  * next instruction may go issues. A warp may not issue while it waits at a barrier, its
@@ -16,6 +17,8 @@
  * order), or "no warp". Issuing executes the instruction in the functional core at once
  * (emu_warp_step): control instructions (branches, exit, barriers) are resolved then and
  * take no collector or unit; others take a collector and queue their register reads.
+ * With core.issue_width above 1 the warp that issued may issue its next instructions in
+ * the same cycle when they are independent of it (issue_more: dual issue).
  * The issue order, the collector allocation, how operands are collected and what a
  * result does at write-back are the policy slots' (slots.h): the SM calls their hooks.
  *
@@ -597,6 +600,13 @@ static int pair_ready(const TmSm *sm, const TmSubcore *sc, const TmWarp *w, cons
  * Maxwell schedulers. */
 static void issue_more(TmSm *sm, TmSubcore *sc, uint16_t slot, const TmInsn *first, Cycle now)
 {
+    /* The device loop counts the budget exactly once fewer instructions are left than one
+     * per sub-core of every SM (gpu.c); until then a cycle must not issue more than are
+     * left, so nothing pairs while fewer than a full-width cycle's are (g->insns changes
+     * only between the SMs' ticks). */
+    const TmGpu *g = sm->gpu;
+    if (g->x->budget - g->insns <= (uint64_t)g->nsm * sm->nsc * sm->issue_width)
+        return;
     uint8_t taken[TC_COUNT] = {0};
     uint64_t read[4];
     memcpy(read, first->regs, sizeof read);
