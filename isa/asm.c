@@ -240,6 +240,10 @@ static int parse_operands(Asm *a, XInsn *in, char **ops, unsigned n)
             parse_reg(a, ops[2], &in->src[1]))
             return -1;
         return in->op == XOP_atomcas ? parse_reg(a, ops[3], &in->src[2]) : 0;
+    case XOP_lea: /* d, s0, s1, shift */
+        return expect_ops(a, n, 4, oi->name) || parse_reg(a, ops[0], &in->dst[0]) ||
+               parse_reg(a, ops[1], &in->src[0]) || parse_reg(a, ops[2], &in->src[1]) ||
+               parse_imm(a, ops[3], &in->imm);
     case XOP_barred: /* d, s0 [, barrier] */
         if (n != 2 && n != 3)
             return err_at(a, a->line, "barred takes 2 or 3 operands, got %u", n);

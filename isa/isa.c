@@ -186,6 +186,7 @@ static unsigned src_regs(const XInsn *in, unsigned i)
     case XOP_sel: return i == 2 ? 1 : xisa_type_regs((XType)in->type);
     case XOP_shl: case XOP_shr: return i == 1 ? 1 : xisa_type_regs((XType)in->type);
     case XOP_cvt: return xisa_type_regs((XType)in->type2);
+    case XOP_lea: return xisa_type_regs((XType)(i == 1 ? in->type2 : in->type));
     case XOP_cvta: return 2;
     case XOP_brc: return 1;
     case XOP_atom: case XOP_atomcas: return i == 0 ? 2 : xisa_type_regs((XType)in->type);
@@ -283,7 +284,7 @@ static unsigned mod_limit(unsigned op)
 static int op_uses_imm(unsigned op)
 {
     return (xisa_ops[op].flags & XI_MEM) || op == XOP_gaddr || op == XOP_bar ||
-           op == XOP_barred;
+           op == XOP_barred || op == XOP_lea;
 }
 
 static int check_types(const XInsn *in, const char *name, char *err, size_t n)
@@ -299,8 +300,11 @@ static int check_types(const XInsn *in, const char *name, char *err, size_t n)
                    ? 0 : fail(err, n, "%s: untyped, or a 32-bit type", name);
     if (t == XT_NONE)
         return fail(err, n, "%s needs a type", name);
-    if ((in->op == XOP_cvt) != (t2 != XT_NONE))
-        return fail(err, n, "%s: second type only (and always) for cvt", name);
+    if ((in->op == XOP_cvt || in->op == XOP_lea) != (t2 != XT_NONE))
+        return fail(err, n, "%s: second type only (and always) for cvt and lea", name);
+    if (in->op == XOP_lea && (xisa_type_is_float(t) || xisa_type_is_float(t2) ||
+                              xisa_type_size(t2) > xisa_type_size(t)))
+        return fail(err, n, "lea: integer types, the index (T2) no wider than the result");
     int narrow_ok = in->op == XOP_ld || in->op == XOP_st || in->op == XOP_cvt;
     if (!narrow_ok && (xisa_type_size(t) < 4 || (t2 && xisa_type_size(t2) < 4)))
         return fail(err, n, "%s: 8/16-bit types only for ld, st and cvt", name);
@@ -317,7 +321,8 @@ static int check_flags(const XInsn *in, const char *name, char *err, size_t n)
     unsigned f = in->flags;
     if (f & ~(unsigned)(XF_IMM | XF_UNIFORM | XF_NEG | XF_TOSPACE))
         return fail(err, n, "%s: unknown flags 0x%x", name, f);
-    if ((f & XF_IMM) && (oi->nsrc == 0 || (oi->flags & (XI_MEM | XI_BRANCH | XI_BARRIER))))
+    if ((f & XF_IMM) &&
+        (oi->nsrc == 0 || in->op == XOP_lea || (oi->flags & (XI_MEM | XI_BRANCH | XI_BARRIER))))
         return fail(err, n, "%s cannot take an immediate operand", name);
     if ((f & XF_UNIFORM) && !(oi->flags & XI_BRANCH))
         return fail(err, n, "%s: .uni only on branches", name);
@@ -421,6 +426,9 @@ static int check_fields(const XInsn *in, uint32_t ncode, const char *name, char 
         return -1;
     if (in->imm && !(in->flags & XF_IMM) && !op_uses_imm(in->op))
         return fail(err, n, "%s: unused immediate is not zero", name);
+    if (in->op == XOP_lea && (in->imm < 0 || in->imm >= 8 * (int64_t)xisa_type_size(in->type)))
+        return fail(err, n, "lea: shift %" PRId64 " out of range 0..%u", in->imm,
+                    8 * xisa_type_size(in->type) - 1);
     if ((in->op == XOP_bar || in->op == XOP_barred) && (in->imm < 0 || in->imm > 15))
         return fail(err, n, "%s: barrier %" PRId64 " out of range 0..15", name, in->imm);
     int branch = (xisa_ops[in->op].flags & XI_BRANCH) != 0;
@@ -629,6 +637,8 @@ static void put_operands(Out *o, const XInsn *in, const char *const *syms, uint3
         put_reg(o, in->dst[i], 6 + i);
     }
     put_sources(o, in, first);
+    if (in->op == XOP_lea) /* the shift */
+        put(o, ", %" PRId64, in->imm);
 }
 
 int xisa_format_reuse(const XInsn *in, const char *const *syms, uint32_t nsyms, int reuse,

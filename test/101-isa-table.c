@@ -105,6 +105,8 @@ static XInsn default_insn(unsigned op)
         in.sub = XMATH_FIRST_BINARY;
     if (op == XOP_cvt)
         in.type2 = XT_S32;
+    if (op == XOP_lea) /* a 64-bit base plus a sign-extended index times 4 */
+        in.type = XT_U64, in.type2 = XT_S32, in.imm = 2;
     if (op == XOP_cvta)
         in.mod = XS_SHARED;
     if (op == XOP_hmma) /* f32 C and D: every operand slot is a register */
@@ -480,4 +482,33 @@ Test(isa_table, validation_rejects_bad_encodings)
     in = default_insn(XOP_actmask);
     in.src[0] = 4;
     expect_invalid(in, 2, "actmask with a source");
+}
+
+/* lea: integer types, an index no wider than the result, a shift below its width, and
+ * the immediate is the shift (never XF_IMM). */
+Test(isa_table, lea_rules)
+{
+    char why[160];
+    XInsn in = default_insn(XOP_lea);
+    cr_assert_eq(xisa_validate(&in, 2, why, sizeof why), 0, "%s", why);
+    in.imm = 64;
+    cr_expect_neq(xisa_validate(&in, 2, why, sizeof why), 0);
+    cr_expect(strstr(why, "shift 64 out of range 0..63") != NULL, "%s", why);
+    in = default_insn(XOP_lea);
+    in.type = XT_U32, in.type2 = XT_U64, in.dst[0] = 3, in.src[0] = 5;
+    cr_expect_neq(xisa_validate(&in, 2, why, sizeof why), 0, "a 64-bit index into 32 bits");
+    in = default_insn(XOP_lea);
+    in.type2 = XT_F32;
+    cr_expect_neq(xisa_validate(&in, 2, why, sizeof why), 0, "a float index");
+    in = default_insn(XOP_lea);
+    in.type2 = XT_NONE;
+    cr_expect_neq(xisa_validate(&in, 2, why, sizeof why), 0, "no index type");
+    in = default_insn(XOP_lea);
+    in.flags = XF_IMM;
+    cr_expect_neq(xisa_validate(&in, 2, why, sizeof why), 0, "XF_IMM");
+    in = default_insn(XOP_lea);
+    in.src[1] = 5; /* a 32-bit index may be odd; the 64-bit base may not */
+    cr_expect_eq(xisa_validate(&in, 2, why, sizeof why), 0, "%s", why);
+    in.src[0] = 5;
+    cr_expect_neq(xisa_validate(&in, 2, why, sizeof why), 0);
 }

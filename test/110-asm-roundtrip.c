@@ -54,6 +54,8 @@ static const char listing[] =
     "    mov.u64 r4, r2\n"
     "    sub.s32 r6, r0, -3\n"
     "    mulhi.s32 r7, r0, r6\n"
+    "    mad.u32 r7, r0, r6, 12\n"
+    "    lea.u64.s32 r8, r2, r6, 3\n"
     "    div.u32 r8, r0, r6\n"
     "    rem.s32 r9, r0, 0x10\n"
     "    and.u32 r10, r0, r9\n"

@@ -9,7 +9,8 @@
  *                 mir_regalloc, block by block;
  *   sim_init(s, f, 1) + sim_run_code: on f->code after mir_emit, pc by pc.
  * The t_* helpers build MIR tersely.
- * Supported: mov add sub mul and or xor shl sel set(eq,ne,lt,le,gt,ge, unsigned) s2r(tid.x)
+ * Supported: mov add sub mul mad and or xor shl lea cvt(integer) sel set(eq,ne,lt,le,gt,ge,
+ * unsigned) s2r(tid.x)
  * ld/st to local, global and param memory at [reg + imm], bra, brc, exit. 64-bit types
  * use register pairs in machine mode. Results are observed through `st.global`.
  */
@@ -103,6 +104,19 @@ static inline int sim_exec(MSim *s, const MInsn *in)
     case XOP_add: sim_put(s, in, sim_get(s, in, 0, w) + sim_get(s, in, 1, w), w); return SIM_NEXT;
     case XOP_sub: sim_put(s, in, sim_get(s, in, 0, w) - sim_get(s, in, 1, w), w); return SIM_NEXT;
     case XOP_mul: sim_put(s, in, sim_get(s, in, 0, w) * sim_get(s, in, 1, w), w); return SIM_NEXT;
+    case XOP_mad:
+        sim_put(s, in, sim_get(s, in, 0, w) * sim_get(s, in, 1, w) + sim_get(s, in, 2, w), w);
+        return SIM_NEXT;
+    case XOP_cvt: /* integer widening (zero or sign) and narrowing */
+        a = sim_get(s, in, 0, sim_wide((XType)in->x.type2));
+        sim_put(s, in, in->x.type2 == XT_S32 ? (uint64_t)(int64_t)(int32_t)a : a, w);
+        return SIM_NEXT;
+    case XOP_lea: /* base + (index widened from type2) << imm */
+        b = sim_get(s, in, 1, sim_wide((XType)in->x.type2));
+        if (in->x.type2 == XT_S32)
+            b = (uint64_t)(int64_t)(int32_t)b;
+        sim_put(s, in, sim_get(s, in, 0, w) + (b << (in->x.imm & 63)), w);
+        return SIM_NEXT;
     case XOP_and: sim_put(s, in, sim_get(s, in, 0, w) & sim_get(s, in, 1, w), w); return SIM_NEXT;
     case XOP_or: sim_put(s, in, sim_get(s, in, 0, w) | sim_get(s, in, 1, w), w); return SIM_NEXT;
     case XOP_xor: sim_put(s, in, sim_get(s, in, 0, w) ^ sim_get(s, in, 1, w), w); return SIM_NEXT;

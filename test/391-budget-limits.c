@@ -188,12 +188,13 @@ static void expect_races(const char *mode, const char *set, const char *inc, con
 
 Test(quantum, racy_programs_interleave_like_timing_mode)
 {
-    expect_races("timing", "", "inc: 8\n", "peek: 512\n");
-    expect_races("functional", "emu.quantum=16", "inc: 8\n", "peek: 512\n");
-    expect_races("functional", "emu.quantum=1", "inc: 8\n", "peek: 512\n");
-    expect_races("functional", "", "inc: 8\n", "peek: 512\n"); /* the default, 16 */
-    /* 0: one CTA at a time, each warp until it blocks */
-    expect_races("functional", "emu.quantum=0", "inc: 64\n", "peek: 256\n");
+    /* inc: every warp loads x[0] before any stores it (16 when they all interleave) */
+    expect_races("timing", "", "inc: 16\n", "peek: 512\n");
+    expect_races("functional", "emu.quantum=16", "inc: 16\n", "peek: 512\n");
+    expect_races("functional", "emu.quantum=1", "inc: 16\n", "peek: 512\n");
+    expect_races("functional", "", "inc: 16\n", "peek: 512\n"); /* the default, 16 */
+    /* 0: one CTA at a time, each warp until it blocks: 8 warps add 16 each */
+    expect_races("functional", "emu.quantum=0", "inc: 128\n", "peek: 256\n");
 }
 
 /* Every thread of 4 CTAs of 64 increments a counter 5 times without an atomic (the lanes

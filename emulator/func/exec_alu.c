@@ -171,6 +171,7 @@ static int pick(const EmuExecFn tab[XT_COUNT][2], const XInsn *xi, EmuInsn *o)
 INT_FAMILY_PAIR(add, D = (T)((U)A + (U)B), lo = alo + blo, hi = ahi + bhi + (lo < alo))
 INT_FAMILY_PAIR(sub, D = (T)((U)A - (U)B), lo = alo - blo, hi = ahi - bhi - (alo < blo))
 INT_FAMILY(BINOP, mul, D = (T)((U)A * (U)B))
+INT_FAMILY(TERNOP, mad, D = (T)((U)A * (U)B + (U)C))
 INT_FAMILY(BINOP, mulhi, D = (T)(IS_SIGNED ? (U)(((__int128)A * B) >> BITS)
                                           : (U)(((unsigned __int128)(U)A * (U)B) >> BITS)))
 INT_FAMILY(BINOP, div, D = B == 0 ? (T)~(U)0 : (IS_SIGNED && A == TMIN && B == (T)-1) ? A : A / B)
@@ -188,6 +189,40 @@ INT_FAMILY(UNOP, neg, D = (T)(0 - (U)A))
 INT_FAMILY(COUNTOP, popc, D = (uint32_t)__builtin_popcountll((U)A))
 INT_FAMILY(COUNTOP, clz, D = A == 0 ? BITS : (uint32_t)__builtin_clzll((U)A) - (64 - BITS))
 INT_FAMILY(UNOP, brev, U v = (U)A; U r = 0; for (int i = 0; i < BITS; i++, v >>= 1) r = (U)(r << 1 | (v & 1)); D = (T)r)
+
+/* lea: d = s0 + (s1 extended from T2) << imm; xisa_validate keeps imm below T's width.
+ * The 64-bit forms by how the index widens (T2): zero, sign, or not at all. */
+#define LEA64(name, INDEX)                                                                  \
+    EMU_HOT static int name(EXEC_ARGS)                                                      \
+    {                                                                                       \
+        OPERANDS; (void)x;                                                                  \
+        const unsigned sh = (unsigned)imm;                                                  \
+        PAIR_MAP(const uint64_t v = rr64(R, s0, l) + ((uint64_t)(INDEX) << sh);            \
+                 lo = (uint32_t)v; hi = (uint32_t)(v >> 32));                               \
+        return 0;                                                                           \
+    }
+LEA64(lea_u64_u32, R[s1][l])
+LEA64(lea_u64_s32, (int64_t)(int32_t)R[s1][l])
+LEA64(lea_u64_u64, rr64(R, s1, l))
+
+EMU_HOT static int lea_u32(EXEC_ARGS)
+{
+    OPERANDS;
+    (void)x;
+    const unsigned sh = (unsigned)imm;
+    MAP(uint32_t, R[d][l], R[d][l] = D, D = R[s0][l] + (R[s1][l] << sh));
+    return 0;
+}
+
+int emu_pick_lea(const XInsn *xi, EmuInsn *o)
+{
+    int wide = xi->type == XT_U64 || xi->type == XT_S64;
+    int wide_index = xi->type2 == XT_U64 || xi->type2 == XT_S64;
+    o->fn = !wide ? lea_u32 : wide_index ? lea_u64_u64
+          : xi->type2 == XT_S32 ? lea_u64_s32 : lea_u64_u32;
+    o->kind = EK_PLAIN;
+    return 0;
+}
 
 /* --- floating point ------------------------------------------------------------------------ */
 

@@ -1,7 +1,9 @@
 // Racy programs whose results depend on how warps and CTAs interleave (test 391):
-//   inc  - one block of 32x8 threads; every thread does x[0] += 1.0f eight times
+//   inc  - one block of 32x8 threads; every thread does x[0] += 1.0f sixteen times
 //          (a read-modify-write race: the lanes of a warp store the same value, so a warp
-//          adds at most 1 per iteration; warps that interleave lose each other's adds);
+//          adds at most 1 per iteration; warps that interleave lose each other's adds).
+//          The compiler keeps x[0] in a register: one load, 16 adds, one store, longer
+//          than functional mode's default quantum of 16 warp instructions;
 //   peek - two blocks of 256 threads write 1s to their half of out[], meet at
 //          __syncthreads, then block 0 adds up both halves: 512 when block 1 has already
 //          written its half, 256 when it has not started.
@@ -12,7 +14,7 @@
 
 __global__ void inc(float *x)
 {
-    for (int k = 0; k < 8; k++)
+    for (int k = 0; k < 16; k++)
         x[0] += 1.0f;
 }
 
