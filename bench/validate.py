@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Validates the memory system against published hardware measurements.
+"""Validates the timing model against published hardware figures.
 
 Compiles the microbenchmarks of bench/ubench/ with the built xgpu-cc (into a temporary
 directory), runs every metric on every preset in timing mode and prints one table:
@@ -7,14 +7,21 @@ preset, metric, the xgpu value, the published figure it is compared with, their 
 the target and whether it is met. docs/validation.md describes each microbenchmark.
 
 Targets:
-  lat.*        load-to-use latency within +-20% of the published figure (bench/ubench/
-               published.json: a hardware measurement where one exists, else a simulator
+  lat.*        load-to-use latency, or the dependent latency of an execution unit
+               (lat.iadd, lat.imad, lat.fadd, lat.ffma, lat.dfma, lat.sfu), within +-20%
+               of the published figure (bench/ubench/published.json: a hardware
+               measurement where one exists, else a documented or simulator
                configuration's figure, marked so)
+  tput.*       operations per cycle per SM of an execution unit within +-20% of the
+               CUDA Programming Guide's throughput for the generation
   bw.<op>.full streaming read/copy at full occupancy reaches 75% of the preset's peak
                DRAM bandwidth, channels x burst_bytes / burst_cycles x DRAM clock
   bw.<op>.*    bandwidth does not fall as occupancy rises (1blk -> quarter -> full):
                each level reaches 99% of the one below
   other rows   reported with the figure they relate to, no target
+A preset that reproduces a paper's simulator rather than a GPU (published.json,
+"paper_machines") has no target on the execution-unit rows: they are marked "paper
+machine".
 
 usage: bench/validate.py [--build DIR] [--presets a,b] [--metrics m1,m2] [--scale F]
                          [--jobs N] [--markdown FILE] [--csv FILE] [--json FILE] [--force]
@@ -38,8 +45,10 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 UBENCH = os.path.join(HERE, "ubench")
-PROGRAMS = ("chase", "stream", "shared", "atomics")
-PRESETS = ("gtx480", "kepler", "maxwell", "accelsim-rtx2060")
+PROGRAMS = ("chase", "stream", "shared", "atomics", "arith")
+PRESETS = ("gtx480", "kepler", "maxwell", "rtx2060", "accelsim-rtx2060")
+# execution-unit operations of arith.cu, in the order of the table
+UNIT_OPS = ("iadd", "imad", "fadd", "ffma", "dfma", "sfu")
 OCCUPANCY = ("1blk", "quarter", "full")
 
 
@@ -90,6 +99,13 @@ def metrics(scale):
                                          [o, str(f), "128", n(2048, 64), str(w)],
                                          "latency", "cycles")
     m["lat.shared"] = ("shared", lambda c: ["lat", n(1024, 64)], "latency", "cycles")
+    # execution units: one warp's dependent chain (256 operations a loop iteration), and
+    # every warp the SM holds with 8 independent chains per thread
+    for op in UNIT_OPS:
+        m[f"lat.{op}"] = ("arith", lambda c, op=op: ["lat", op, n(8)], "latency", "cycles")
+    for op in UNIT_OPS:
+        m[f"tput.{op}"] = ("arith", lambda c, op=op: ["tput", op, "0", n(8)],
+                           "ops_per_cycle_per_sm", "ops/cycle/SM")
     mbytes = n(8, 2)
     for op in ("read", "copy"):
         for width in ("4", "16"):
@@ -179,9 +195,14 @@ def load_published():
     try:
         with open(path) as f:
             doc = json.load(f)
-        return doc["figures"], doc["sources"]
+        return doc["figures"], doc["sources"], doc.get("paper_machines", {})
     except (OSError, ValueError, KeyError) as e:
         die(f"{path}: {e}")
+
+
+def unit_metric(metric):
+    """True for the execution-unit rows (arith.cu)."""
+    return metric.split(".")[0] in ("lat", "tput") and metric.split(".")[-1] in UNIT_OPS
 
 
 def published_for(figures, preset, metric):
@@ -197,6 +218,8 @@ def counters_note(name, timing, fields):
     def pct(key):
         v = timing.get(key)
         return "-" if v is None else f"{100 * v:.0f}%"
+    if unit_metric(name):
+        return unit_note(name, timing, fields)
     if name.startswith("lat.") and name != "lat.shared":
         return f"L1 hits {pct('l1.hit_rate')}, L2 hits {pct('l2.hit_rate')}, " \
                f"DRAM row hits {pct('dram.row_hit_rate')}"
@@ -210,6 +233,21 @@ def counters_note(name, timing, fields):
     return ""
 
 
+def unit_note(name, timing, fields):
+    """An execution-unit row's counters: register-bank conflicts and unit-busy stalls per
+    warp instruction, and the warps per SM of a throughput row."""
+    insns = timing.get("core.warp_instructions") or 0
+    parts = []
+    if name.startswith("tput."):
+        parts.append(f"{fields.get('warps_per_sm', 0):.0f} warps/SM")
+    for key, what in (("rf.bank_conflicts", "bank conflicts"),
+                      ("stall.unit_busy", "unit-busy stalls")):
+        v = timing.get(key)
+        if v is not None and insns:
+            parts.append(f"{what} {v / insns:.2f}/insn")
+    return ", ".join(parts)
+
+
 def judge(rows):
     """Fills ratio, target and result of every row (needs all rows of a preset)."""
     by = {(r["preset"], r["metric"]): r for r in rows}
@@ -217,7 +255,7 @@ def judge(rows):
         name, ref = r["metric"], r["published"]
         r["ratio"] = r["xgpu"] / ref if ref else None
         r["target"], r["ok"] = "", None
-        if name.startswith("lat.") and ref:
+        if (name.startswith("lat.") or name.startswith("tput.")) and ref:
             r["target"] = "+-20%"
             r["ok"] = 0.8 <= r["ratio"] <= 1.2
         elif name.startswith("bw.") and name.split(".")[-1] in OCCUPANCY:
@@ -310,7 +348,7 @@ def main():
     unknown = [w for w in wanted if not any(match(m, w) for m in table)]
     if unknown:
         die(f"unknown metric '{unknown[0]}' (metrics: {', '.join(table)})")
-    figures, _ = load_published()
+    figures, _, paper = load_published()
     tmp = tempfile.mkdtemp(prefix="xgpu-validate-")
     try:
         try:
@@ -332,6 +370,8 @@ def main():
             ref, refname = None, ""
             if m.startswith("bw.") and m.split(".")[-1] in OCCUPANCY:
                 ref, refname = peak_bytes_per_cycle(cfgs[p]), "config peak DRAM"
+            elif p in paper and unit_metric(m):
+                refname = f"paper machine: {paper[p]}"
             else:
                 fig = published_for(figures, p, m)
                 if fig:

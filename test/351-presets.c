@@ -3,7 +3,8 @@
  * through the parser), holds the values its comments cite, can be overridden by
  * XGPU_SET, and errors in a preset-style file name FILE:LINE and the key. Also the value
  * types of the table: ENUM (choices listed in the error), BOOL, reals, and the cross-key
- * rules of emu_config_check. Criterion forks per test, so setenv does not leak.
+ * rules of emu_config_check. Each GPU preset's SM keys are spot-checked against the
+ * generation it models (docs/presets.md). Criterion forks per test, so setenv does not leak.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -12,7 +13,7 @@
 #include "300-emu-util.h"
 #include "xtest.h"
 
-static const char *const presets[] = {"accelsim-rtx2060", "gtx480", "kepler", "maxwell"};
+static const char *const presets[] = {"accelsim-rtx2060", "gtx480", "kepler", "maxwell", "rtx2060"};
 
 /* The value of key in c, as text. */
 static const char *val(const EmuConfig *c, const char *key)
@@ -102,6 +103,54 @@ Test(presets, fermi_kepler_maxwell)
     cr_expect_eq(c.core_max_ctas_per_sm, 32);
     cr_expect_eq(c.gpu_max_threads_per_sm, 64 * 32);
     cr_expect_eq(c.gpu_shared_per_sm, 64 * 1024);
+}
+
+/* Expects every key of want (key, value pairs) to hold its value in preset. */
+static void expect_keys(const char *preset, const char *const (*want)[2], size_t n)
+{
+    EmuConfig c;
+    load(&c, preset);
+    for (size_t i = 0; i < n; i++)
+        cr_expect_str_eq(val(&c, want[i][0]), want[i][1], "%s: %s", preset, want[i][0]);
+}
+#define EXPECT_KEYS(preset, ...)                                                          \
+    do {                                                                                  \
+        static const char *const w_[][2] = {__VA_ARGS__};                                 \
+        expect_keys(preset, w_, sizeof w_ / sizeof w_[0]);                                \
+    } while (0)
+
+Test(presets, sm_of_each_generation)
+{
+    /* Fermi: 2 schedulers over 16-lane groups, 4 SFUs, GeForce fp64, ~22-cycle chains */
+    EXPECT_KEYS("gtx480", {"core.subcores", "2"}, {"unit.fp.ii", "2"}, {"unit.int.ii", "2"},
+                {"unit.sfu.ii", "16"}, {"unit.dp.ii", "16"}, {"unit.fp.mad_latency", "22"},
+                {"rf.banks_per_subcore", "8"}, {"smem.bank_bytes", "4"});
+    /* Kepler GK110: 4 schedulers, 64 fp64 and 32 SFU lanes, 64-bit shared banks */
+    EXPECT_KEYS("kepler", {"core.subcores", "4"}, {"unit.fp.mad_latency", "9"},
+                {"unit.dp.ii", "2"}, {"unit.dp.mad_latency", "10"}, {"unit.sfu.ii", "4"},
+                {"unit.sfu.latency", "18"}, {"smem.bank_bytes", "8"});
+    /* Maxwell GM204: 4 x 32 lanes, 4 fp64 lanes per SM, 6-cycle fp32 */
+    EXPECT_KEYS("maxwell", {"core.subcores", "4"}, {"unit.fp.ii", "1"},
+                {"unit.fp.mad_latency", "5"}, {"unit.dp.ii", "32"}, {"unit.dp.mad_latency", "48"},
+                {"rf.banks_per_subcore", "4"}, {"smem.bank_bytes", "4"});
+    /* the real RTX 2060: 30 SMs, 16-lane units, 4-cycle FFMA, no Accel-Sim stages */
+    EXPECT_KEYS("rtx2060", {"gpu.sm_count", "30"}, {"gpu.clock_khz", "1365000"},
+                {"gpu.cc_major", "7"}, {"gpu.cc_minor", "5"}, {"core.subcores", "4"},
+                {"unit.fp.ii", "2"}, {"unit.int.ii", "2"}, {"unit.fp.mad_latency", "3"},
+                {"unit.int.latency", "4"}, {"unit.sfu.ii", "8"}, {"core.issue_waits_unit", "true"},
+                {"core.collect_stages", "0"}, {"core.wb_stages", "0"}, {"dram.channels", "12"},
+                {"dram.clock_khz", "3500000"});
+    /* the paper's machine keeps Accel-Sim's pipeline */
+    EXPECT_KEYS("accelsim-rtx2060", {"core.issue_waits_unit", "false"},
+                {"core.wb_stages", "3"}, {"unit.fp.ii", "2"}, {"unit.fp.mad_latency", "5"});
+    EmuConfig c;
+    load(&c, "rtx2060");
+    /* 3 MB of L2; 336 GB/s = 12 channels x 32 B per 4 command cycles at 3.5 GHz */
+    cr_expect_eq((uint64_t)c.l2_slices * c.l2_sets * c.l2_ways * c.l1_line, 3u << 20);
+    double gbs = c.dram_channels * (double)c.dram_burst_bytes / c.dram_burst_cycles *
+                 c.dram_clock_khz * 1e3 / 1e9;
+    cr_expect(gbs > 335 && gbs < 337, "%f GB/s", gbs);
+    cr_expect_eq(c.l1_bytes + c.gpu_shared_per_sm, 96 * 1024, "96 KB of L1 + shared per SM");
 }
 
 Test(presets, set_overrides_a_preset_and_path_works)

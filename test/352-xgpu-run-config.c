@@ -89,8 +89,8 @@ Test(xgpu_run_config, list_presets)
 {
     char *out = NULL;
     cr_assert_eq(run(&out, "--list-presets"), 0, "%s", out);
-    const char *names[] = {"accelsim-rtx2060 ", "gtx480 ", "kepler ", "maxwell "};
-    for (int i = 0; i < 4; i++)
+    const char *names[] = {"accelsim-rtx2060 ", "gtx480 ", "kepler ", "maxwell ", "rtx2060 "};
+    for (int i = 0; i < 5; i++)
         cr_expect(strstr(out, names[i]) != NULL, "%s in %s", names[i], out);
     cr_expect(strstr(out, "the machine the Memento paper simulated") != NULL, "titles: %s", out); /* first lines */
     free(out);

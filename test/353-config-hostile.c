@@ -137,7 +137,7 @@ Test(config_hostile, the_defaults_and_every_preset_pass)
     char err[256] = "";
     emu_config_defaults(&c);
     cr_expect_eq(emu_config_check(&c, err, sizeof err), 0, "%s", err);
-    const char *presets[] = {"accelsim-rtx2060", "gtx480", "kepler", "maxwell"};
+    const char *presets[] = {"accelsim-rtx2060", "gtx480", "kepler", "maxwell", "rtx2060"};
     for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++) {
         emu_config_defaults(&c);
         cr_assert_eq(emu_config_load(&c, presets[i], err, sizeof err), 0, "%s", err);

@@ -1,9 +1,11 @@
 /*
- * 854-validate: the memory-system validation suite (bench/validate.py,
- * docs/validation.md) at its smallest. It compiles the microbenchmarks it needs with the
+ * 854-validate: the validation suite (bench/validate.py, docs/validation.md) at its
+ * smallest. It compiles the microbenchmarks it needs with the
  * built xgpu-cc, runs them in timing mode and prints one row per preset and metric with
  * a number measured, the published figure and the verdict; a preset that does not exist
- * and a metric it does not know are refused in one line that names them.
+ * and a metric it does not know are refused in one line that names them. An execution
+ * unit's dependent latency is measured against a hardware figure on the real RTX 2060
+ * preset, and the Memento paper's machine gets no figure for it.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -60,6 +62,26 @@ Test(validate, one_preset_gives_measured_rows_against_published_figures)
     cr_expect(ratio > l1 / 32 - 0.01 && ratio < l1 / 32 + 0.01, "%s", out);
     cr_expect(strstr(out, "2 rows, "), "%s", out);
     cr_expect_eq(xt_count(out, "\naccelsim-rtx2060 "), 2, "%s", out);
+    free(out);
+}
+
+Test(validate, a_unit_latency_against_the_hardware_figure)
+{
+    char *out = NULL;
+    int rc = xt_runf(&out, VALIDATE " --presets rtx2060,accelsim-rtx2060 --metrics lat.ffma "
+                     "--scale 0.05 2>&1");
+    cr_assert_eq(rc, 0, "%s", out);
+    /* columns: preset metric unit xgpu published ratio target result */
+    double ffma = column(out, "rtx2060", "lat.ffma", 3);
+    cr_expect_eq(column(out, "rtx2060", "lat.ffma", 4), 4, "TITAN RTX's dependent FFMA");
+    cr_expect(ffma >= 3.2 && ffma <= 4.8, "a dependent FFMA on rtx2060 takes %g cycles\n%s",
+              ffma, out);
+    cr_expect(strstr(out, "+-20%   ok"), "%s", out);
+    /* the paper's Accel-Sim pipeline: 5 + 6 stage cycles + a bank conflict, no target */
+    double paper = column(out, "accelsim-rtx2060", "lat.ffma", 3);
+    cr_expect(paper > 2 * ffma, "accelsim-rtx2060 %g vs rtx2060 %g\n%s", paper, ffma, out);
+    cr_expect(strstr(out, "paper machine"), "%s", out);
+    cr_expect(strstr(out, "2 rows, 1 within target, 0 missing it"), "%s", out);
     free(out);
 }
 
