@@ -62,7 +62,7 @@ Cycle tm_insn_latency(const EmuConfig *cfg, const XInsn *in, unsigned cls)
     if (cls == TC_INT) {
         switch (in->op) {
         case XOP_min: case XOP_max: return cfg->unit_int_max_latency;
-        case XOP_mul: case XOP_mulhi: return cfg->unit_int_mul_latency;
+        case XOP_mul: case XOP_mulhi: case XOP_mad: return cfg->unit_int_mul_latency;
         case XOP_div: case XOP_rem: return cfg->unit_int_div_latency;
         case XOP_shfl: return cfg->unit_int_shfl_latency;
         default: break;
