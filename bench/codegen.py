@@ -50,6 +50,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import resultfile  # noqa: E402  (bench/resultfile.py)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.path.dirname(HERE)
 PROG = "codegen.py"
@@ -639,16 +642,10 @@ def markdown_out(rows, cols, s, tot, nstraight, meta, have_ptxas):
 
 
 def write_new(path, text, force):
-    """Writes a result file; an existing one is replaced only with --force."""
-    if os.path.isdir(path):
-        die(f"{path}: is a directory")
-    if os.path.lexists(path) and not force:
-        die(f"{path}: exists (--force replaces it)")
-    try:
-        with open(path, "w") as f:
-            f.write(text)
-    except OSError as e:
-        die(f"{path}: {e.strerror}")
+    """Writes a result file (resultfile.py); an existing one is replaced only with --force."""
+    err = resultfile.write_new(path, text, force)
+    if err:
+        die(err)
 
 
 def commit():

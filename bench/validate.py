@@ -43,6 +43,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import resultfile  # noqa: E402  (bench/resultfile.py)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 UBENCH = os.path.join(HERE, "ubench")
 PROGRAMS = ("chase", "stream", "shared", "atomics", "arith")
@@ -308,16 +311,10 @@ def markdown_table(rows):
 
 
 def write_new(path, text, force):
-    """Writes a result file; an existing one is replaced only with --force."""
-    if os.path.isdir(path):
-        die(f"{path}: is a directory")
-    if os.path.lexists(path) and not force:
-        die(f"{path}: exists (--force replaces it)")
-    try:
-        with open(path, "w") as f:
-            f.write(text)
-    except OSError as e:
-        die(f"{path}: {e.strerror}")
+    """Writes a result file (resultfile.py); an existing one is replaced only with --force."""
+    err = resultfile.write_new(path, text, force)
+    if err:
+        die(err)
 
 
 def main():

@@ -28,19 +28,33 @@ static void teardown(void)
 
 TestSuite(fold, .init = setup, .fini = teardown);
 
-/* Runs f (block 0), folds it, runs it again: both runs store the same nbytes. */
-static void run_both(uint32_t nbytes, MSim *after, uint32_t tid)
+/* A run of f (block 0) from init's thread index and parameter and global memory. */
+static void run_from(MSim *s, const MSim *init)
+{
+    sim_init(s, f, 0);
+    s->tid = init->tid;
+    memcpy(s->param, init->param, sizeof s->param);
+    memcpy(s->global, init->global, sizeof s->global);
+    cr_assert_eq(sim_run_blocks(s), 0);
+}
+
+/* Runs f from init, folds it, runs it again from init: both runs store the same nbytes. */
+static void run_both(uint32_t nbytes, MSim *after, const MSim *init)
 {
     static MSim before;
     cr_assert_eq(mir_cfg(f), 0);
-    sim_init(&before, f, 0);
-    before.tid = tid;
-    cr_assert_eq(sim_run_blocks(&before), 0);
+    run_from(&before, init);
     cr_assert_eq(mir_fold(f), 0);
-    sim_init(after, f, 0);
-    after->tid = tid;
-    cr_assert_eq(sim_run_blocks(after), 0);
+    run_from(after, init);
     cr_assert_arr_eq(before.global, after->global, nbytes);
+}
+
+static MSim *at_tid(uint32_t tid)
+{
+    static MSim init;
+    memset(&init, 0, sizeof init);
+    init.tid = tid;
+    return &init;
 }
 
 static unsigned count_op(XOp op)
@@ -95,7 +109,7 @@ Test(fold, constants_become_immediates_and_their_movs_go)
     t_st(f, 0, 4, d);
     t_exit(f, 0);
     static MSim s;
-    run_both(8, &s, 40);
+    run_both(8, &s, at_tid(40));
     cr_assert_eq(sim_u32(&s, 0), (40 + 5 - 2) * 3);
     cr_assert_eq(sim_u32(&s, 4), 1);
     cr_assert_eq(count_op(XOP_mov), 0, "every constant folded");
@@ -114,7 +128,7 @@ Test(fold, zero_reads_rz)
     t_st(f, 0, 4, t);
     t_exit(f, 0);
     static MSim s;
-    run_both(8, &s, 9);
+    run_both(8, &s, at_tid(9));
     cr_assert_eq(sim_u32(&s, 0), 0);
     cr_assert_eq(count_op(XOP_mov), 0);
     cr_assert_eq(f->blocks[0].ins[1].src[1], MREG_RZ);
@@ -133,20 +147,11 @@ Test(fold, scaled_index_becomes_one_lea_and_the_offset_moves_into_the_load)
     t_st(f, 0, 4, i);
     t_exit(f, 0);
     /* global[64 + 4*(tid-3) + 12] = 77, at tid 1: 64 - 8 + 12 = 68 */
-    static MSim before, s;
-    cr_assert_eq(mir_cfg(f), 0);
-    sim_init(&before, f, 0);
-    before.tid = 1;
-    before.param[0] = 64;
-    before.global[68] = 77;
-    cr_assert_eq(sim_run_blocks(&before), 0);
-    cr_assert_eq(sim_u32(&before, 0), 77);
-    cr_assert_eq(mir_fold(f), 0);
-    sim_init(&s, f, 0);
-    s.tid = 1;
-    s.param[0] = 64;
-    s.global[68] = 77;
-    cr_assert_eq(sim_run_blocks(&s), 0);
+    static MSim s;
+    MSim *init = at_tid(1);
+    init->param[0] = 64;
+    init->global[68] = 77;
+    run_both(8, &s, init);
     cr_assert_eq(sim_u32(&s, 0), 77);
     cr_assert_eq(count_op(XOP_cvt), 0, "lea widens the index itself");
     cr_assert_eq(count_op(XOP_shl), 0);
@@ -171,21 +176,11 @@ Test(fold, a_shared_widening_goes_when_both_uses_fold)
     t_st(f, 0, 0, t_op(f, 0, XOP_add, t_ldg(0, a, 0), t_ldg(0, b, 0)));
     t_exit(f, 0);
     static MSim s;
-    sim_init(&s, f, 0);
-    cr_assert_eq(mir_cfg(f), 0);
-    s.tid = 2;
-    s.param[8] = 32;
-    memcpy(s.global + 8, (uint32_t[]){5}, 4);
-    memcpy(s.global + 40, (uint32_t[]){6}, 4);
-    cr_assert_eq(sim_run_blocks(&s), 0);
-    cr_assert_eq(sim_u32(&s, 0), 11);
-    cr_assert_eq(mir_fold(f), 0);
-    sim_init(&s, f, 0);
-    s.tid = 2;
-    s.param[8] = 32;
-    memcpy(s.global + 8, (uint32_t[]){5}, 4);
-    memcpy(s.global + 40, (uint32_t[]){6}, 4);
-    cr_assert_eq(sim_run_blocks(&s), 0);
+    MSim *init = at_tid(2);
+    init->param[8] = 32;
+    memcpy(init->global + 8, (uint32_t[]){5}, 4);
+    memcpy(init->global + 40, (uint32_t[]){6}, 4);
+    run_both(4, &s, init);
     cr_assert_eq(sim_u32(&s, 0), 11);
     cr_assert_eq(count_op(XOP_cvt), 0);
     cr_assert_eq(count_op(XOP_lea), 2);
@@ -203,18 +198,10 @@ Test(fold, multiply_add_and_power_of_two)
     t_st(f, 0, 4, q);
     t_st(f, 0, 8, p);
     t_exit(f, 0);
-    static MSim before, after;
-    cr_assert_eq(mir_cfg(f), 0);
-    sim_init(&before, f, 0);
-    before.tid = 3;
-    memcpy(before.param, (uint32_t[]){10}, 4);
-    cr_assert_eq(sim_run_blocks(&before), 0);
-    cr_assert_eq(mir_fold(f), 0);
-    sim_init(&after, f, 0);
-    after.tid = 3;
-    memcpy(after.param, (uint32_t[]){10}, 4);
-    cr_assert_eq(sim_run_blocks(&after), 0);
-    cr_assert_arr_eq(before.global, after.global, 12);
+    static MSim after;
+    MSim *init = at_tid(3);
+    memcpy(init->param, (uint32_t[]){10}, 4);
+    run_both(12, &after, init);
     cr_assert_eq(sim_u32(&after, 0), 33);
     cr_assert_eq(sim_u32(&after, 4), 37);
     cr_assert_eq(sim_u32(&after, 8), 34);
@@ -255,7 +242,7 @@ Test(fold, phi_inputs_keep_their_constants)
     t_st(f, 2, 0, x);
     t_exit(f, 2);
     static MSim s;
-    run_both(4, &s, 5);
+    run_both(4, &s, at_tid(5));
     cr_assert_eq(sim_u32(&s, 0), 9);
     cr_assert_eq(count_op(XOP_mov), 1);
     cr_assert(f->blocks[1].ins[0].x.flags & XF_IMM, "the add still folds it");
