@@ -18,6 +18,8 @@
  * a fence (ldst_invalidate_l1).
  * The texture cache is the same cache with its own geometry (tex.*), latency and counters;
  * it sees only reads, and its misses carry L1_TEX_TAG so that their fills come back to it.
+ * So is the constant cache (const.*, L1_CONST_TAG), which sees only const and param
+ * reads; its key values are checked here, where it is built, each error naming its key.
  */
 #include "timing/l1.h"
 
@@ -59,6 +61,29 @@ int l1_init_tex(L1 *l, const EmuConfig *cfg, unsigned sm, TmCounters *ctr, char 
                     &ctr->tex_mshr_merges, &ctr->tex_mshr_stalls}};
     return cache_setup(l, "tex", cfg->tex_bytes, cfg->tex_ways, cfg, cfg->tex_policy,
                        cfg->tex_index, cfg->tex_mshrs, cfg->tex_mshr_merge, err, n);
+}
+
+int l1_init_const(L1 *l, const EmuConfig *cfg, unsigned sm, TmCounters *ctr, char *err,
+                  size_t n)
+{
+    *l = (L1){.sm = sm, .hit_latency = cfg->const_hit_latency, .ctr = ctr,
+              .miss_tag = L1_CONST_TAG,
+              .n = {&ctr->const_hits, &ctr->const_misses, &ctr->const_sector_misses,
+                    &ctr->const_mshr_merges, &ctr->const_mshr_stalls}};
+    const struct { const char *key; uint64_t v, max; } r[] = {
+        {"const.bytes", cfg->const_bytes, 64u << 20},
+        {"const.ways", cfg->const_ways, UINT32_MAX},
+        {"const.mshrs", cfg->const_mshrs, 4096},
+        {"const.mshr_merge", cfg->const_mshr_merge, 1024},
+    };
+    for (size_t i = 0; i < sizeof r / sizeof r[0]; i++)
+        if (r[i].v < 1 || r[i].v > r[i].max) {
+            snprintf(err, n, "%s: must be 1..%llu, got %llu", r[i].key,
+                     (unsigned long long)r[i].max, (unsigned long long)r[i].v);
+            return -1;
+        }
+    return cache_setup(l, "const", cfg->const_bytes, cfg->const_ways, cfg, cfg->const_policy,
+                       cfg->const_index, cfg->const_mshrs, cfg->const_mshr_merge, err, n);
 }
 
 void l1_free(L1 *l)

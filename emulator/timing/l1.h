@@ -1,7 +1,8 @@
 /*
  * l1.h - one SM's L1 data cache: sectored, LRU (by default), write-through with no
  * write-allocate, MSHRs with merging; the same type is the SM's texture cache (reads
- * only, docs/textures.md). It looks up one line request at a time; the LD/ST
+ * only, docs/textures.md) and its constant cache (const and param reads only). It looks
+ * up one line request at a time; the LD/ST
  * unit (ldst.c) owns the queue of requests, the per-cycle port budget and the warp-level
  * bookkeeping.
  */
@@ -13,7 +14,7 @@
 #include "timing/memsys.h"
 #include "timing/timing.h"
 
-/* The counters one read-only cache of an SM advances (the L1's or the texture cache's). */
+/* The counters one cache of an SM advances (the L1's, the texture or the constant cache's). */
 typedef struct L1Counters {
     uint64_t *hits, *misses, *sector_misses, *mshr_merges, *mshr_stalls;
 } L1Counters;
@@ -48,9 +49,11 @@ typedef enum L1Result {
 } L1Result;
 
 /* The tag of an atomic's request to L2 carries this bit (reads are matched by line); a
- * texture cache's misses carry L1_TEX_TAG. */
+ * texture cache's misses carry L1_TEX_TAG, a constant cache's L1_CONST_TAG (a bit the L2
+ * does not use: L2_PREFETCH_TAG and L2_ANSWER_TAG are bits 60 and 59). */
 #define L1_ATOMIC_TAG (1ull << 63)
 #define L1_TEX_TAG (1ull << 62)
+#define L1_CONST_TAG (1ull << 58)
 /* A prefetch's place on its MSHR carries this tag: no access waits for it. */
 #define L1_PREFETCH_TAG (1ull << 61)
 
@@ -59,6 +62,10 @@ int l1_init(L1 *l, const EmuConfig *cfg, unsigned sm, TmCounters *ctr, char *err
  * only reads. */
 int l1_init_tex(L1 *l, const EmuConfig *cfg, unsigned sm, TmCounters *ctr, char *err,
                 size_t n);
+/* The constant cache of SM sm (const.*): read-only, the L1's line and sector sizes; it
+ * takes only const and param reads. */
+int l1_init_const(L1 *l, const EmuConfig *cfg, unsigned sm, TmCounters *ctr, char *err,
+                  size_t n);
 void l1_free(L1 *l);
 /* Gives the insertion policy its launch (TmLaunchView) and starts its pinning timer: 0, or
  * -1 out of host memory. */

@@ -12,6 +12,15 @@
  * Texel loads (ld.tex) take the same path but look up the SM's texture cache (tex.*)
  * instead of the L1; its misses carry L1_TEX_TAG, so each response goes back to the cache
  * that asked for it.
+ * Const and param accesses look up the SM's constant cache (const.*) through a port and
+ * a request queue of their own, so they neither take the L1's lookup slots nor wait
+ * behind its queue. The cache serves one distinct address per cycle: an access whose
+ * active lanes read d distinct 4-byte words (a lane counts by the word its address falls
+ * in) holds the port for d cycles, and completes d - 1 cycles after its last line
+ * request would have completed alone (a broadcast, d = 1, adds nothing). Its line
+ * requests are all looked up in the issue cycle (the serialization is the d cycles);
+ * the next const or param access is refused until the port is free and every request
+ * of the previous one has been looked up. Misses carry L1_CONST_TAG.
  * L1 prefetching (the l1.prefetch slot, slots.h): the prefetcher sees every demand read
  * access of global memory as it is split, and the lines it names wait in a queue of
  * l1.prefetch_queue; the lookup slots the demand requests left free in a cycle look
@@ -30,7 +39,8 @@
  * a prefetch lookup, which may turn it into a hit or a merge): until then the lookup is
  * not repeated, only its refusal counted, and the SM may sleep to that cycle
  * (ldst_next, ldst_skip). Without a coherence hook on the L1 the refused lookup has no
- * other effect, so the results are those of retrying every cycle.
+ * other effect, so the results are those of retrying every cycle. Both request queues
+ * (the L1's or texture cache's, and the constant cache's) follow these rules each.
  */
 #include "timing/ldst.h"
 
@@ -48,30 +58,40 @@ typedef struct LdAccess {
     uint64_t tag;   /* the core's id */
     uint64_t seq;   /* issue order (ties in completion order) */
     Cycle done;     /* latest completion among resolved requests */
+    Cycle serial;   /* cycles added after the last request (constant-cache serialization) */
     unsigned left;  /* requests not resolved yet */
     uint8_t used;
 } LdAccess;
 
+/* The line requests of one access waiting for their cache's lookups. */
+typedef struct LdQueue {
+    L1 *cache;              /* the one the queued requests look up */
+    unsigned ports;         /* lookups per cycle */
+    TmReq req[COAL_MAX];    /* requests of the access being looked up */
+    unsigned head, len;
+    int stalled;            /* head waits for an MSHR (cleared by a fill) */
+    Cycle refused_until;    /* head refused by the injection port, which takes nothing
+                             * from this SM before then (0: not refused; cleared when
+                             * a cache changes) */
+    int head_tried;         /* head already stalled once (statistics) */
+    Cycle port_cycle;       /* lookup budget: cycle and lookups used in it */
+    unsigned port_used;
+} LdQueue;
+
 struct LdSt {
     L1 l1;
     L1 tex;                 /* the texture cache (texel loads) */
-    L1 *cache;              /* the one the queued requests look up */
-    unsigned sm, ports, smem_banks, smem_bank_bytes, smem_latency;
+    L1 konst;               /* the constant cache (const and param loads) */
+    unsigned sm, smem_banks, smem_bank_bytes, smem_latency;
     TmCounters *ctr;
     LdAccess *acc;          /* [nacc] access slots */
     unsigned nacc, inflight;
     unsigned *free, nfree;  /* [nacc] free slots */
     TmHeap done;            /* complete accesses by completion cycle, then issue order */
     uint64_t seq;
-    TmReq queue[COAL_MAX];  /* requests of the access being looked up */
-    unsigned qhead, qlen;
-    int stalled;            /* head waits for an MSHR (cleared by a fill) */
-    Cycle refused_until;    /* head refused by the injection port, which takes nothing
-                             * from this SM before then (0: not refused; cleared when
-                             * the L1 changes) */
-    int head_tried;         /* head already stalled once (statistics) */
-    Cycle port_cycle;       /* lookup budget: cycle and lookups used in it */
-    unsigned port_used;
+    LdQueue q;              /* global, local and texel accesses (the L1 or texture cache) */
+    LdQueue kq;             /* const and param accesses (the constant cache) */
+    Cycle konst_free;       /* first cycle the constant cache's port takes a new access */
     Cycle smem_free;        /* first cycle the shared-memory banks take a new access */
     TmReq *fillbuf;         /* [l1.mshr_merge] requests one fill completes */
     EmuUvm *uvm;            /* managed pages (NULL: none to migrate) */
@@ -114,8 +134,15 @@ LdSt *ldst_new(const EmuConfig *cfg, unsigned sm, TmCounters *ctr, char *err, si
         free(u);
         return NULL;
     }
-    u->cache = &u->l1;
-    u->sm = sm, u->ports = cfg->l1_ports, u->ctr = ctr;
+    if (l1_init_const(&u->konst, cfg, sm, ctr, err, n) < 0) {
+        l1_free(&u->l1);
+        l1_free(&u->tex);
+        free(u);
+        return NULL;
+    }
+    u->q.cache = &u->l1, u->q.ports = cfg->l1_ports, u->q.port_cycle = TM_NEVER;
+    u->kq.cache = &u->konst, u->kq.ports = COAL_MAX, u->kq.port_cycle = TM_NEVER;
+    u->sm = sm, u->ctr = ctr;
     u->pf = tm_prefetch_find(cfg->l1_prefetch);
     if (!u->pf) {
         snprintf(err, n, "l1.prefetch: unknown prefetcher '%s'", cfg->l1_prefetch);
@@ -141,8 +168,8 @@ LdSt *ldst_new(const EmuConfig *cfg, unsigned sm, TmCounters *ctr, char *err, si
     }
     u->smem_banks = cfg->smem_banks, u->smem_bank_bytes = cfg->smem_bank_bytes;
     u->smem_latency = cfg->smem_latency;
-    u->port_cycle = TM_NEVER;
     unsigned merge = u->l1.c.merge > u->tex.c.merge ? u->l1.c.merge : u->tex.c.merge;
+    merge = merge > u->konst.c.merge ? merge : u->konst.c.merge;
     u->fillbuf = calloc(merge, sizeof *u->fillbuf);
     if (!u->fillbuf) {
         snprintf(err, n, "out of memory");
@@ -158,6 +185,7 @@ void ldst_free(LdSt *u)
         return;
     l1_free(&u->l1);
     l1_free(&u->tex);
+    l1_free(&u->konst);
     if (u->pf && u->pf->free)
         u->pf->free(u->pf_state);
     if (u->lk && u->lk->free)
@@ -172,7 +200,7 @@ void ldst_free(LdSt *u)
 
 void ldst_connect(LdSt *u, MemSys *m, EmuUvm *uvm, const EmuProps *p)
 {
-    u->l1.mem = m, u->tex.mem = m;
+    u->l1.mem = m, u->tex.mem = m, u->konst.mem = m;
     u->uvm = uvm;
     u->home_lo = p->global_base;
     u->home_size = p->global_limit - p->global_base;
@@ -180,17 +208,17 @@ void ldst_connect(LdSt *u, MemSys *m, EmuUvm *uvm, const EmuProps *p)
     u->peers = p->gpus > 1;
 }
 
-/* The queued requests' lines as the GPU's own memory sees them: every GPU of a system
- * indexes its caches, slices and banks alike (docs/multi-device.md); another device's
- * lines (peer access) are marked TM_REMOTE_LINE. */
-static void ldst_home(LdSt *u)
+/* Queue q's lines as the GPU's own memory sees them: every GPU of a system indexes its
+ * caches, slices and banks alike (docs/multi-device.md); another device's lines (peer
+ * access) are marked TM_REMOTE_LINE. */
+static void ldst_home(LdSt *u, LdQueue *q)
 {
-    for (unsigned i = 0; i < u->qlen; i++) {
-        uint64_t l = u->queue[i].line;
+    for (unsigned i = 0; i < q->len; i++) {
+        uint64_t l = q->req[i].line;
         if (l - u->home_lo < u->home_size)
-            u->queue[i].line -= u->home_by;
+            q->req[i].line -= u->home_by;
         else if (l - XGPU_GLOBAL_BASE < XGPU_PARAM_BASE - XGPU_GLOBAL_BASE)
-            u->queue[i].line |= TM_REMOTE_LINE; /* global, another device's */
+            q->req[i].line |= TM_REMOTE_LINE; /* global, another device's */
     }
 }
 
@@ -221,7 +249,7 @@ static int acc_alloc(LdSt *u, uint64_t tag)
 static void acc_complete(LdSt *u, const LdAccess *a)
 {
     /* Out of host memory, the access never completes: the core reports the stall. */
-    (void)tm_heap_push(&u->done, a->done, a->seq, (uint32_t)(a - u->acc));
+    (void)tm_heap_push(&u->done, a->done + a->serial, a->seq, (uint32_t)(a - u->acc));
 }
 
 static void acc_resolve(LdSt *u, unsigned slot, Cycle at)
@@ -244,18 +272,18 @@ int ldst_observe(LdSt *u, const TmLaunchView *v, const TmObserverOps *obs, void 
     return l1_bind(&u->l1, v);
 }
 
-/* Tags the queued requests of access a (in slot acc) with the hints, through the hint
- * lookup slot, which may make the access wait; shows them to the observer. */
-static void ldst_hints(LdSt *u, const TmAccess *a, LdAccess *acc, Cycle now)
+/* Tags the requests of access a (in slot acc, queued in q) with the hints, through the
+ * hint lookup slot, which may make the access wait; shows them to the observer. */
+static void ldst_hints(LdSt *u, LdQueue *q, const TmAccess *a, LdAccess *acc, Cycle now)
 {
     if (u->hints && a->space != TM_LOCAL && a->space != TM_PARAM) {
-        Cycle ready = u->lk->tag(u->lk_state, u->ctr, u->hints, u->queue, u->qlen, now);
+        Cycle ready = u->lk->tag(u->lk_state, u->ctr, u->hints, q->req, q->len, now);
         if (ready > acc->done)
             acc->done = ready;
     }
     if (u->obs)
-        for (unsigned i = 0; i < u->qlen; i++)
-            u->obs->request(u->obs_state, &u->queue[i]);
+        for (unsigned i = 0; i < q->len; i++)
+            u->obs->request(u->obs_state, &q->req[i]);
 }
 
 /* The prefetcher names a line (TmPrefetchEmit). */
@@ -276,12 +304,13 @@ static void pf_emit(void *ctx, uint64_t line)
 static int pf_lookup(LdSt *u, Cycle now)
 {
     int work = 0;
-    unsigned left = u->port_cycle + 1 == now ? u->ports - u->port_used : u->ports;
+    LdQueue *q = &u->q;
+    unsigned left = q->port_cycle + 1 == now ? q->ports - q->port_used : q->ports;
     while (u->pfq_len && left) {
         L1Prefetch res = l1_prefetch(&u->l1, u->pfq[u->pfq_head], now);
         if (res == L1_PF_BLOCKED)
             break;
-        u->refused_until = 0; /* the L1 may have changed */
+        q->refused_until = 0; /* the L1 may have changed */
         u->ctr->l1_prefetch_redundant += res == L1_PF_REDUNDANT;
         u->ctr->l1_prefetch_dropped += res == L1_PF_DROPPED;
         u->pfq_head = (u->pfq_head + 1) % u->pfq_cap, u->pfq_len--;
@@ -290,36 +319,36 @@ static int pf_lookup(LdSt *u, Cycle now)
     return work;
 }
 
-/* Looks up queued requests while this cycle's budget lasts. Returns lookups done. */
-static int ldst_lookup(LdSt *u, Cycle now)
+/* Looks up q's requests while this cycle's budget lasts. Returns lookups done. */
+static int ldst_lookup(LdSt *u, LdQueue *q, Cycle now)
 {
-    if (u->port_cycle != now)
-        u->port_cycle = now, u->port_used = 0;
+    if (q->port_cycle != now)
+        q->port_cycle = now, q->port_used = 0;
     int work = 0;
-    while (u->qhead < u->qlen && !u->stalled && u->port_used < u->ports) {
-        if (now < u->refused_until) { /* refused again: counted, not repeated */
-            memsys_count_refusals(u->cache->mem, u->sm, 1);
+    while (q->head < q->len && !q->stalled && q->port_used < q->ports) {
+        if (now < q->refused_until) { /* refused again: counted, not repeated */
+            memsys_count_refusals(q->cache->mem, u->sm, 1);
             break;
         }
-        const TmReq *r = &u->queue[u->qhead];
+        const TmReq *r = &q->req[q->head];
         Cycle ready = now;
-        L1Result res = l1_access(u->cache, r, now, !u->head_tried, &ready);
-        u->refused_until = 0;
+        L1Result res = l1_access(q->cache, r, now, !q->head_tried, &ready);
+        q->refused_until = 0;
         if (res == L1_STALL || res == L1_BLOCKED) {
-            u->stalled = res == L1_STALL;
-            u->head_tried = 1;
-            if (res == L1_BLOCKED && !u->cache->coh)
-                u->refused_until = memsys_send_at(u->cache->mem, u->sm);
+            q->stalled = res == L1_STALL;
+            q->head_tried = 1;
+            if (res == L1_BLOCKED && !q->cache->coh)
+                q->refused_until = memsys_send_at(q->cache->mem, u->sm);
             break;
         }
-        u->port_used++, u->qhead++, u->head_tried = 0, work++;
-        if (u->obs && u->obs->outcome && r->kind == TM_READ && u->cache == &u->l1)
+        q->port_used++, q->head++, q->head_tried = 0, work++;
+        if (u->obs && u->obs->outcome && r->kind == TM_READ && q->cache == &u->l1)
             u->obs->outcome(u->obs_state, r, 1,
                             res == L1_DONE ? TM_OUT_HIT : res == L1_MISS ? TM_OUT_MISS
                                                                          : TM_OUT_MERGE);
         if (res == L1_DONE)
             acc_resolve(u, (unsigned)r->tag, ready);
-        else if (res == L1_MISS && u->pf->miss && u->cache == &u->l1)
+        else if (res == L1_MISS && u->pf->miss && q->cache == &u->l1)
             u->pf->miss(u->pf_state, r, pf_emit, u);
     }
     return work;
@@ -342,55 +371,92 @@ static int issue_shared(LdSt *u, const TmAccess *a, uint64_t tag, Cycle now)
     return 0;
 }
 
+/* The distinct 4-byte words the active lanes' addresses fall in (the constant cache
+ * serves one a cycle); 0 without active lanes. */
+static unsigned const_words(const TmAccess *a)
+{
+    uint64_t w[32];
+    unsigned n = 0;
+    for (uint32_t m = a->mask; m; m &= m - 1) {
+        uint64_t x = a->addr[__builtin_ctz(m)] >> 2;
+        unsigned k = 0;
+        while (k < n && w[k] != x)
+            k++;
+        if (k == n)
+            w[n++] = x;
+    }
+    return n;
+}
+
+static int is_const(const TmAccess *a)
+{
+    return a->space == TM_CONST || a->space == TM_PARAM;
+}
+
 int ldst_refuses(const LdSt *u, const TmAccess *a, Cycle now)
 {
-    return a->space == TM_SHARED ? now < u->smem_free : u->qhead < u->qlen;
+    if (a->space == TM_SHARED)
+        return now < u->smem_free;
+    if (is_const(a))
+        return now < u->konst_free || u->kq.head < u->kq.len;
+    return u->q.head < u->q.len;
 }
 
 int ldst_issue(LdSt *u, const TmAccess *a, uint64_t tag, Cycle now)
 {
     if (a->space == TM_SHARED)
         return issue_shared(u, a, tag, now);
-    if (u->qhead < u->qlen)
+    int konst = is_const(a);
+    LdQueue *q = konst ? &u->kq : &u->q;
+    if (q->head < q->len || (konst && now < u->konst_free))
         return -1;
     int slot = acc_alloc(u, tag);
     if (slot < 0)
         return -1;
-    u->qlen = coal_split(a, u->sm, u->l1.c.line, u->l1.c.sector, u->queue);
-    u->qhead = 0, u->stalled = 0, u->head_tried = 0, u->refused_until = 0;
-    u->cache = a->space == TM_TEX ? &u->tex : &u->l1;
-    for (unsigned i = 0; i < u->qlen; i++)
-        u->queue[i].tag = (uint64_t)slot, u->queue[i].issued = now;
-    u->acc[slot].left = u->qlen;
+    q->len = coal_split(a, u->sm, u->l1.c.line, u->l1.c.sector, q->req);
+    q->head = 0, q->stalled = 0, q->head_tried = 0, q->refused_until = 0;
+    if (!konst)
+        q->cache = a->space == TM_TEX ? &u->tex : &u->l1;
+    for (unsigned i = 0; i < q->len; i++)
+        q->req[i].tag = (uint64_t)slot, q->req[i].issued = now;
+    u->acc[slot].left = q->len;
     u->acc[slot].done = now;
+    if (konst) {
+        unsigned d = const_words(a);
+        u->konst_free = now + (d ? d : 1);
+        u->acc[slot].serial = d > 1 ? d - 1 : 0;
+        u->ctr->const_accesses++;
+        u->ctr->const_serial_cycles += u->acc[slot].serial;
+    }
     if (u->uvm && u->uvm->n && u->uvm->on && a->space != TM_LOCAL && a->space != TM_PARAM)
         /* a migration holds the access back */
         u->acc[slot].done = uvm_touch(u->uvm, a, now, u->ctr);
-    if (!u->qlen)
+    if (!q->len)
         acc_complete(u, &u->acc[slot]);
     u->ctr->ldst_accesses++;
     u->ctr->tex_accesses += a->space == TM_TEX;
     if (u->hints || u->obs)
-        ldst_hints(u, a, &u->acc[slot], now);
+        ldst_hints(u, q, a, &u->acc[slot], now);
     if (u->home_by || u->peers)
-        ldst_home(u);
+        ldst_home(u, q);
     if (u->pf->observe && a->kind == TM_READ && a->space == TM_GLOBAL)
-        u->pf->observe(u->pf_state, a, u->queue, u->qlen, pf_emit, u);
-    u->ctr->coal_requests += u->qlen;
-    for (unsigned i = 0; i < u->qlen; i++)
-        u->ctr->coal_sectors += tm_nsectors(u->queue[i].sectors);
-    ldst_lookup(u, now);
+        u->pf->observe(u->pf_state, a, q->req, q->len, pf_emit, u);
+    u->ctr->coal_requests += q->len;
+    for (unsigned i = 0; i < q->len; i++)
+        u->ctr->coal_sectors += tm_nsectors(q->req[i].sectors);
+    ldst_lookup(u, q, now);
     return 0;
 }
 
 void ldst_fill(LdSt *u, const TmReq *resp, Cycle now)
 {
-    unsigned k = l1_fill(resp->tag & L1_TEX_TAG ? &u->tex : &u->l1, resp, u->fillbuf, now);
+    L1 *c = resp->tag & L1_TEX_TAG ? &u->tex : resp->tag & L1_CONST_TAG ? &u->konst : &u->l1;
+    unsigned k = l1_fill(c, resp, u->fillbuf, now);
     for (unsigned i = 0; i < k; i++)
         if (!(u->fillbuf[i].tag & L1_PREFETCH_TAG)) /* a prefetch: nobody waits */
             acc_resolve(u, (unsigned)u->fillbuf[i].tag, now);
-    u->stalled = 0; /* an MSHR or a way may have been freed */
-    u->refused_until = 0; /* the head may hit or merge now */
+    u->q.stalled = u->kq.stalled = 0;    /* an MSHR or a way may have been freed */
+    u->q.refused_until = u->kq.refused_until = 0; /* the head may hit or merge now */
 }
 
 /* Takes the responses that have arrived; each may complete several merged requests. A
@@ -426,9 +492,10 @@ void ldst_assist(LdSt *u, LdPark park, LdHold hold, void *ctx)
 int ldst_tick(LdSt *u, Cycle now)
 {
     int work = u->l1.mem ? ldst_receive(u, now) : 0;
-    if (u->pfq_len && u->port_cycle != now) /* before this cycle's budget starts */
+    if (u->pfq_len && u->q.port_cycle != now) /* before this cycle's budget starts */
         work += pf_lookup(u, now);
-    return work + ldst_lookup(u, now);
+    work += ldst_lookup(u, &u->kq, now);
+    return work + ldst_lookup(u, &u->q, now);
 }
 
 int ldst_done(LdSt *u, uint64_t *tag, Cycle now)
@@ -443,11 +510,19 @@ int ldst_done(LdSt *u, uint64_t *tag, Cycle now)
     return 1;
 }
 
+/* The next cycle q looks anything up (TM_NEVER: it waits for a fill or has nothing). */
+static Cycle queue_next(const LdQueue *q, Cycle now)
+{
+    if (q->head >= q->len || q->stalled)
+        return TM_NEVER;
+    return q->refused_until > now + 1 ? q->refused_until : now + 1;
+}
+
 Cycle ldst_next(const LdSt *u, Cycle now)
 {
-    Cycle next = TM_NEVER, done = tm_heap_min(&u->done);
-    if (u->qhead < u->qlen && !u->stalled)
-        next = u->refused_until > now + 1 ? u->refused_until : now + 1;
+    Cycle next = queue_next(&u->q, now), k = queue_next(&u->kq, now);
+    Cycle done = tm_heap_min(&u->done);
+    next = k < next ? k : next;
     if (u->pfq_len)
         next = now + 1;
     if (done != TM_NEVER)
@@ -458,18 +533,23 @@ Cycle ldst_next(const LdSt *u, Cycle now)
 Cycle ldst_wake(const LdSt *u, Cycle now)
 {
     Cycle next = ldst_next(u, now);
-    return u->smem_free > now && u->smem_free < next ? u->smem_free : next;
+    if (u->smem_free > now && u->smem_free < next)
+        next = u->smem_free;
+    return u->konst_free > now && u->konst_free < next ? u->konst_free : next;
 }
 
 void ldst_skip(LdSt *u, uint64_t n)
 {
-    if (u->qhead < u->qlen && !u->stalled && u->refused_until)
-        memsys_count_refusals(u->cache->mem, u->sm, n);
+    const LdQueue *qs[2] = {&u->q, &u->kq};
+    for (unsigned i = 0; i < 2; i++)
+        if (qs[i]->head < qs[i]->len && !qs[i]->stalled && qs[i]->refused_until)
+            memsys_count_refusals(qs[i]->cache->mem, u->sm, n);
 }
 
 int ldst_idle(const LdSt *u)
 {
-    return u->inflight == 0 && u->qhead >= u->qlen && !u->pfq_len;
+    return u->inflight == 0 && u->q.head >= u->q.len && u->kq.head >= u->kq.len &&
+           !u->pfq_len;
 }
 
 void ldst_coherence(LdSt *u, const TmCoherenceOps *coh, void *state)
@@ -481,22 +561,26 @@ void ldst_coherence(LdSt *u, const TmCoherenceOps *coh, void *state)
 void ldst_invalidate_l1(LdSt *u)
 {
     cache_invalidate(&u->l1.c);
-    u->refused_until = 0;
+    u->q.refused_until = 0;
 }
 
 void ldst_flush(LdSt *u)
 {
     cache_invalidate(&u->l1.c);
     cache_invalidate(&u->tex.c);
+    cache_invalidate(&u->konst.c);
     u->pfq_len = 0;
-    u->refused_until = 0;
+    u->q.refused_until = u->kq.refused_until = 0;
 }
 
 void ldst_dump(const LdSt *u, FILE *f)
 {
     fprintf(f, "ldst sm %u: %u accesses in flight, %u/%u requests looked up%s, "
-            "smem free at %llu\n", u->sm, u->inflight, u->qhead, u->qlen,
-            u->stalled ? " (stalled on MSHRs)" : "", (unsigned long long)u->smem_free);
+            "%u/%u constant requests looked up%s, smem free at %llu, constant port free "
+            "at %llu\n", u->sm, u->inflight, u->q.head, u->q.len,
+            u->q.stalled ? " (stalled on MSHRs)" : "", u->kq.head, u->kq.len,
+            u->kq.stalled ? " (stalled on MSHRs)" : "", (unsigned long long)u->smem_free,
+            (unsigned long long)u->konst_free);
     for (unsigned i = 0; i < u->nacc; i++)
         if (u->acc[i].used)
             fprintf(f, "  access tag %llu: %u requests left, done >= %llu\n",
@@ -504,4 +588,5 @@ void ldst_dump(const LdSt *u, FILE *f)
                     (unsigned long long)u->acc[i].done);
     cache_dump(&u->l1.c, "  l1", f);
     cache_dump(&u->tex.c, "  tex", f);
+    cache_dump(&u->konst.c, "  const", f);
 }

@@ -1,8 +1,9 @@
 /*
- * ldst.h - one SM's load/store path: coalescer, L1 data cache (with MSHRs), banked shared
- * memory, and the port to the memory system. The core hands it warp-level accesses
- * (TmAccess) with a tag; it reports when each access has completed (all data returned for
- * loads and atomics; accepted for stores, which write through).
+ * ldst.h - one SM's load/store path: coalescer, L1 data cache (with MSHRs), texture and
+ * constant caches, banked shared memory, and the port to the memory system. The core
+ * hands it warp-level accesses (TmAccess) with a tag; it reports when each access has
+ * completed (all data returned for loads and atomics; accepted for stores, which write
+ * through).
  */
 #ifndef EMU_LDST_H
 #define EMU_LDST_H
@@ -49,21 +50,24 @@ void ldst_invalidate_l1(LdSt *u);
  * this cycle (the issue stage stalls and retries). */
 int ldst_issue(LdSt *u, const TmAccess *a, uint64_t tag, Cycle now);
 /* Whether ldst_issue would refuse a at cycle now for a reason that only the unit's own
- * progress removes (its request queue is busy, the shared-memory banks are): a cheap
- * check that lets a waiting collector skip the attempt. */
+ * progress removes (the request queue a uses is busy, the shared-memory banks or the
+ * constant cache's port are): a cheap check that lets a waiting collector skip the
+ * attempt. */
 int ldst_refuses(const LdSt *u, const TmAccess *a, Cycle now);
 int ldst_tick(LdSt *u, Cycle now);
 /* Pops one completed access: returns 1 and sets *tag, or 0. */
 int ldst_done(LdSt *u, uint64_t *tag, Cycle now);
 Cycle ldst_next(const LdSt *u, Cycle now);
-/* ldst_next, or earlier the cycle the shared-memory banks free up (a refused shared
- * access may then go): when an SM that did nothing must look again. */
+/* ldst_next, or earlier the cycle the shared-memory banks or the constant cache's port
+ * free up (a refused shared, const or param access may then go): when an SM that did
+ * nothing must look again. */
 Cycle ldst_wake(const LdSt *u, Cycle now);
 int ldst_idle(const LdSt *u);
 /* Accounts n cycles the SM slept through (tm_sm_skip): a head request that the memory
  * system's injection port refuses would have been refused in each of them. */
 void ldst_skip(LdSt *u, uint64_t n);
-/* Invalidates the L1 (kernel boundaries: L1 is not coherent). */
+/* Invalidates the L1, texture and constant caches (kernel boundaries: they are not
+ * coherent). */
 void ldst_flush(LdSt *u);
 void ldst_dump(const LdSt *u, FILE *f);
 
