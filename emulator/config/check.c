@@ -113,6 +113,10 @@ static const CfgRange cfg_ranges[] = {
     {"tex.ways",                    1,   MAX_U32,     0, NULL},
     {"tex.mshrs",                   1,   4096,        0, NULL},
     {"tex.mshr_merge",              1,   1024,        0, NULL},
+    {"const.bytes",                 1,   64u << 20,   0, NULL},
+    {"const.ways",                  1,   MAX_U32,     0, NULL},
+    {"const.mshrs",                 1,   4096,        0, NULL},
+    {"const.mshr_merge",            1,   1024,        0, NULL},
     {"um.page_bytes",               4096, 1u << 30,   1, NULL},
     {"um.bytes_per_cycle",          1,   MAX_U32,     0, NULL},
     {"smem.banks",                  1,   64,          1, "a 64-bit bank mask"},
@@ -283,6 +287,22 @@ static int cfg_check_memento(const EmuConfig *c, char *err, size_t n)
     return 0;
 }
 
+
+/* The sets of a read-only cache beside the L1 (tex.*, const.*): whole sets of l1.line
+ * lines. */
+static int side_cache_sets(const char *name, uint64_t bytes, unsigned ways, unsigned line,
+                           unsigned *sets, char *err, size_t n)
+{
+    uint64_t lines = bytes / line;
+    if (bytes % line || lines == 0 || lines % ways) {
+        snprintf(err, n, "%s.bytes: must be a non-zero multiple of l1.line x %s.ways "
+                 "(%u x %u), got %llu", name, name, line, ways, (unsigned long long)bytes);
+        return -1;
+    }
+    *sets = (unsigned)(lines / ways);
+    return 0;
+}
+
 /* The L1: l1.bytes / l1.line lines in sets of l1.ways, lines of at most 8 sectors; the
  * texture cache: tex.bytes / l1.line lines in sets of tex.ways. */
 static int cfg_check_l1(const EmuConfig *c, char *err, size_t n)
@@ -307,17 +327,14 @@ static int cfg_check_l1(const EmuConfig *c, char *err, size_t n)
                  "l1.ways, got %u", (unsigned long long)lines, c->l1_ways);
         return -1;
     }
-    uint64_t tlines = c->tex_bytes / c->l1_line;
-    if (c->tex_bytes % c->l1_line || tlines == 0 || tlines % c->tex_ways) {
-        snprintf(err, n, "tex.bytes: must be a non-zero multiple of l1.line x tex.ways "
-                 "(%u x %u), got %llu", c->l1_line, c->tex_ways,
-                 (unsigned long long)c->tex_bytes);
+    unsigned tsets, ksets;
+    if (side_cache_sets("tex", c->tex_bytes, c->tex_ways, c->l1_line, &tsets, err, n) ||
+        side_cache_sets("const", c->const_bytes, c->const_ways, c->l1_line, &ksets, err, n))
         return -1;
-    }
     /* each cache's set-index function must be defined for its set count */
     if (!cache_index_open("l1.index", "l1", c->l1_index, (unsigned)(lines / c->l1_ways), err, n) ||
-        !cache_index_open("tex.index", "tex", c->tex_index, (unsigned)(tlines / c->tex_ways),
-                          err, n))
+        !cache_index_open("tex.index", "tex", c->tex_index, tsets, err, n) ||
+        !cache_index_open("const.index", "const", c->const_index, ksets, err, n))
         return -1;
     return 0;
 }
@@ -347,6 +364,7 @@ static int cfg_check_names(const EmuConfig *c, char *err, size_t n)
     const struct { const char *key, *value, *choices; } names[] = {
         {"l1.policy", c->l1_policy, "lru|fifo"},
         {"tex.policy", c->tex_policy, "lru|fifo"},
+        {"const.policy", c->const_policy, "lru|fifo"},
         {"l2.policy", c->l2_policy, "lru|fifo"},
         {"l2.slice_hash", c->l2_slice_hash, "mod|xor|ipoly"},
         {"dram.scheduler", c->dram_scheduler, "fr-fcfs|fcfs"},
