@@ -27,16 +27,22 @@
  * beats one that would stall, then the longer path wins, then a load, then source order
  * (so the result is deterministic).
  *
- * Register pressure: the pass counts the 32-bit registers live at each point (a wide
- * vreg counts 2; values live out of the block, from mir_live, stay live to its end) and
- * does not let the count exceed a limit while another choice stays under it; when every
- * choice exceeds it, the one that adds the fewest registers wins, then source order. The
- * limit is the larger of the kernel's peak in source order (the schedule never needs
- * more than the unscheduled code did) and a target of 3/4 of the register budget, at
- * most 32 registers: the margin leaves the register allocator room for what the count
- * does not see (its intervals have no holes; pairs must be aligned), and 32 registers per
- * thread is what a full SM of the compile target leaves (sm_70: 2048 threads, 65536
- * registers), so latency hiding does not cost occupancy there.
+ * Register pressure: the pass counts the 32-bit registers the allocator will hold at
+ * each point (a wide vreg counts 2), including values that only pass through a block
+ * because mir_regalloc's intervals have no holes (see "the allocator's view" below). An
+ * instruction may issue only if the rest of the block can still follow, in source order,
+ * without the count exceeding a limit; the earliest instruction in source order always
+ * can, so the count exceeds it only where source order does. The limit is the larger of
+ * the kernel's peak in source order and a target of 3/4 of the register budget, at most
+ * 32 registers: 32 registers per thread is what a full SM of the compile target leaves
+ * (sm_70: 2048 threads, 65536 registers), so latency hiding does not cost occupancy
+ * there.
+ *
+ * The rule the result keeps: the registers the allocator needs for the scheduled kernel
+ * are at most the larger of source order's count and the target. The count above sees
+ * neither pair alignment nor first-fit packing, so the pass replays the allocation for
+ * both orders; when the schedule needs more, it schedules again with the limit lowered
+ * by the excess, and after a few tries keeps source order.
  */
 #include "mir.h"
 
@@ -141,6 +147,13 @@ typedef struct Edge {
     uint32_t from, to, lat;
 } Edge;
 
+/* A vreg's count state before a simulated issue (see completes_within). */
+typedef struct Undo {
+    MReg r;
+    uint32_t uses;
+    uint8_t live;
+} Undo;
+
 typedef struct Sched {
     MFunc *f;
     MLive lv;
@@ -152,6 +165,12 @@ typedef struct Sched {
     uint32_t *lastdef; /* 1 + the block's instruction that last wrote it, or 0 */
     uint32_t *readers; /* head of its list of readers since that write (1 + index in rd) */
     uint32_t pressure; /* registers live now */
+    /* the register allocator's view (see predict_layout) */
+    uint32_t *pos;    /* per block: its place in the predicted layout */
+    uint32_t *vfirst, *vlast; /* per vreg: first and last place it occupies a register */
+    MReg *span;       /* vregs that occupy a register in more than one block */
+    uint32_t nspan;
+    uint32_t nlaid;   /* nodes in the predicted layout */
     /* per instruction of the block (capacity cap) */
     uint32_t cap;
     uint32_t *lat, *height, *npred, *earliest, *order, *cand, *first, *rd, *rdnext;
@@ -159,6 +178,11 @@ typedef struct Sched {
     Edge *edges;
     uint32_t nedges, capedges;
     MInsn *tmp;       /* the block's instructions in their new order */
+    uint8_t *done, *rejected; /* per instruction: issued; per candidate: refused now */
+    uint32_t maxdone; /* 1 + the highest instruction issued */
+    Undo *log;        /* while simulating: the states to restore */
+    uint32_t nlog;
+    int logging;
 } Sched;
 
 static void *xcalloc(size_t n, size_t sz)
@@ -202,6 +226,125 @@ static void set_at_end(Sched *s, MReg r, int on)
     s->at_end[r] = (uint8_t)on;
 }
 
+/* ---- the allocator's view of live ranges ----
+ *
+ * mir_regalloc gives a vreg one interval without holes, from the first to the last
+ * place it is live in the block layout that mir_cfg makes after mir_outssa, so a value
+ * holds its register through every block laid out between two of its places, live
+ * there or not. The layout adds blocks: mir_outssa splits every edge from a block with
+ * two successors into a block with phis, and the block on a loop's back edge, holding
+ * the loop-carried copies, is laid out after the code that follows the loop (the
+ * depth-first order explores a latch's taken branch back to the header first, so the
+ * exit path finishes later and comes earlier in reverse postorder). Every value live
+ * around the loop then holds its register through all that code. The pass predicts
+ * that layout (the same split rule; reverse postorder of a DFS visiting succ[0] before
+ * succ[1], as mir_cfg numbers blocks) and counts, in each block, every vreg whose
+ * interval covers it. */
+
+/* Edge k of block p gets a block of its own in mir_outssa. */
+static int split_edge_at(const MFunc *f, uint32_t p, unsigned k)
+{
+    const MBlock *pb = &f->blocks[p];
+    return pb->nsucc > 1 && f->blocks[pb->succ[k]].nphis > 0;
+}
+
+/* Successor k of node n of the predicted layout, or UINT32_MAX. Nodes: the blocks
+ * [0, nblocks), then node nblocks + 2p + k for edge k of block p when it is split. */
+static uint32_t layout_succ(const MFunc *f, uint32_t n, unsigned k)
+{
+    uint32_t nb = f->nblocks;
+    if (n >= nb) {
+        uint32_t p = (n - nb) / 2, j = (n - nb) % 2;
+        return k == 0 ? f->blocks[p].succ[j] : UINT32_MAX;
+    }
+    if (k >= f->blocks[n].nsucc)
+        return UINT32_MAX;
+    return split_edge_at(f, n, k) ? nb + 2 * n + k : f->blocks[n].succ[k];
+}
+
+/* s->pos of every node: its place in reverse postorder (UINT32_MAX: not reached). */
+static void predict_layout(Sched *s)
+{
+    uint32_t nn = 3 * s->f->nblocks, npost = 0, sp = 0;
+    uint32_t *stack = xcalloc(nn, sizeof *stack), *post = xcalloc(nn, sizeof *post);
+    uint8_t *next = xcalloc(nn, 1), *seen = xcalloc(nn, 1);
+    for (uint32_t i = 0; i < nn; i++)
+        s->pos[i] = UINT32_MAX;
+    if (s->f->nblocks)
+        stack[sp++] = 0, seen[0] = 1;
+    while (sp) {
+        uint32_t n = stack[sp - 1];
+        if (next[n] < 2) {
+            uint32_t t = layout_succ(s->f, n, next[n]++);
+            if (t != UINT32_MAX && !seen[t])
+                seen[t] = 1, stack[sp++] = t;
+            continue;
+        }
+        post[npost++] = n;
+        sp--;
+    }
+    for (uint32_t i = 0; i < npost; i++)
+        s->pos[post[i]] = npost - 1 - i;
+    s->nlaid = npost;
+    free(stack), free(post), free(next), free(seen);
+}
+
+static void extend_to(Sched *s, MReg r, int at)
+{
+    uint32_t a = (uint32_t)at;
+    s->vfirst[r] = a < s->vfirst[r] ? a : s->vfirst[r];
+    s->vlast[r] = a > s->vlast[r] ? a : s->vlast[r];
+}
+
+/* The interval of every vreg, in layout places: live into or out of a block, read or
+ * written there, or copied on an edge (a phi's input and result, at the end of the
+ * predecessor or in the block splitting the edge, which the successor's live-in values
+ * also cross). s->span lists the vregs whose interval covers more than one place. */
+static void predict_spans(Sched *s)
+{
+    const MFunc *f = s->f;
+    for (MReg r = 0; r < f->nvregs; r++)
+        s->vfirst[r] = UINT32_MAX, s->vlast[r] = 0;
+    for (uint32_t b = 0; b < f->nblocks; b++) {
+        const MBlock *bb = &f->blocks[b];
+        int at = (int)s->pos[b];
+        if (s->pos[b] == UINT32_MAX)
+            continue;
+        each_in_set(s, mir_live_in(&s->lv, b), extend_to, at);
+        each_in_set(s, mir_live_out(&s->lv, b), extend_to, at);
+        for (uint32_t i = 0; i < bb->nins; i++) {
+            const MInsn *x = &bb->ins[i];
+            for (unsigned k = 0, ns = mir_nsrc(x); k < ns; k++)
+                if (mir_is_vreg(x->src[k]))
+                    extend_to(s, x->src[k], at);
+            for (unsigned d = 0, nd = mir_ndst(x); d < nd; d++)
+                if (mir_is_vreg(x->dst[d]))
+                    extend_to(s, x->dst[d], at);
+        }
+        for (unsigned k = 0; k < bb->nsucc; k++) {
+            uint32_t sb = bb->succ[k];
+            int copy_at = at;
+            if (split_edge_at(f, b, k)) {
+                copy_at = (int)s->pos[f->nblocks + 2 * b + k];
+                each_in_set(s, mir_live_in(&s->lv, sb), extend_to, copy_at);
+            }
+            for (uint32_t i = 0; i < f->blocks[sb].nphis; i++) {
+                const MPhi *ph = &f->blocks[sb].phis[i];
+                for (uint32_t j = 0; j < ph->nin; j++)
+                    if (ph->in[j].block == b && mir_is_vreg(ph->in[j].reg)) {
+                        extend_to(s, ph->in[j].reg, copy_at);
+                        if (mir_is_vreg(ph->dst))
+                            extend_to(s, ph->dst, copy_at);
+                    }
+            }
+        }
+    }
+    s->nspan = 0;
+    for (MReg r = 0; r < f->nvregs; r++)
+        if (s->vfirst[r] < s->vlast[r])
+            s->span[s->nspan++] = r;
+}
+
 /* Sets the counts up for block b with its instructions [0, n) still to issue. */
 static void press_begin(Sched *s, uint32_t b, uint32_t n)
 {
@@ -209,6 +352,16 @@ static void press_begin(Sched *s, uint32_t b, uint32_t n)
     s->pressure = 0;
     each_in_set(s, mir_live_in(&s->lv, b), set_live, 1);
     each_in_set(s, mir_live_out(&s->lv, b), set_at_end, 1);
+    /* what the allocator keeps: held on entry when placed earlier, to the end when
+     * placed later (phi results, and values only passing through, included) */
+    uint32_t at = s->pos[b];
+    for (uint32_t k = 0; k < s->nspan; k++) {
+        MReg r = s->span[k];
+        if (s->vfirst[r] < at && at <= s->vlast[r])
+            set_live(s, r, 1);
+        if (s->vlast[r] > at && at != UINT32_MAX)
+            s->at_end[r] = 1;
+    }
     for (uint32_t i = 0; i < bb->nins; i++) {
         const MInsn *x = &bb->ins[i];
         for (unsigned k = 0, ns = mir_nsrc(x); k < ns; k++)
@@ -227,6 +380,8 @@ static void press_end(Sched *s, uint32_t b)
     const MBlock *bb = &s->f->blocks[b];
     each_in_set(s, mir_live_in(&s->lv, b), set_live, 0);
     each_in_set(s, mir_live_out(&s->lv, b), set_at_end, 0);
+    for (uint32_t k = 0; k < s->nspan; k++)
+        s->live[s->span[k]] = 0, s->at_end[s->span[k]] = 0;
     for (uint32_t i = 0; i < bb->nins; i++) {
         const MInsn *x = &bb->ins[i];
         for (unsigned k = 0, ns = mir_nsrc(x); k < ns; k++)
@@ -273,16 +428,18 @@ static uint32_t press_peak(const Sched *s, const MInsn *x)
     return s->pressure - press_dying(s, x) + peak;
 }
 
-/* The change in live registers once x has issued. */
-static int press_delta(const Sched *s, const MInsn *x)
+static void log_state(Sched *s, MReg r)
 {
-    unsigned peak, kept;
-    press_defs(s, x, &peak, &kept);
-    return (int)kept - (int)press_dying(s, x);
+    if (s->logging && mir_is_vreg(r))
+        s->log[s->nlog++] = (Undo){r, s->uses[r], s->live[r]};
 }
 
 static void press_issue(Sched *s, const MInsn *x)
 {
+    for (unsigned k = 0, ns = mir_nsrc(x); k < ns; k++)
+        log_state(s, x->src[k]);
+    for (unsigned d = 0, nd = mir_ndst(x); d < nd; d++)
+        log_state(s, x->dst[d]);
     unsigned peak, kept;
     press_defs(s, x, &peak, &kept);
     s->pressure = s->pressure - press_dying(s, x) + kept;
@@ -327,8 +484,11 @@ static void reserve(Sched *s, uint32_t n)
         free(*arr[i]);
         *arr[i] = xcalloc((size_t)n * (i >= 7 ? 6 : 1) + 1, sizeof **arr[i]);
     }
-    free(s->tmp);
+    free(s->tmp), free(s->done), free(s->rejected), free(s->log);
     s->tmp = xcalloc(n, sizeof *s->tmp);
+    s->done = xcalloc(n, 1);
+    s->rejected = xcalloc(n, 1);
+    s->log = xcalloc(8 * ((size_t)n + 1), sizeof *s->log); /* 8 operands an instruction */
     s->cap = n;
 }
 
@@ -439,20 +599,13 @@ static void build_graph(Sched *s, const MInsn *ins, uint32_t n)
 
 typedef struct Choice {
     uint32_t i;
-    int over;     /* would raise pressure above the limit */
-    int delta;    /* change of live registers */
     int ready;    /* operands ready by now */
     uint32_t at;  /* cycle it could issue */
 } Choice;
 
-/* 1 when a is the better choice than b. Over the limit, the fewest new registers win,
- * then source order. */
+/* 1 when a is the better choice than b. */
 static int better(const Sched *s, const MInsn *ins, const Choice *a, const Choice *b)
 {
-    if (a->over != b->over)
-        return !a->over;
-    if (a->over)
-        return a->delta != b->delta ? a->delta < b->delta : a->i < b->i;
     if (a->ready != b->ready)
         return a->ready;
     if (!a->ready && a->at != b->at)
@@ -470,33 +623,63 @@ static int better(const Sched *s, const MInsn *ins, const Choice *a, const Choic
  * instruction can move up). */
 #define WINDOW 512u
 
-/* Index in s->cand of the instruction to issue at cycle now. An instruction goes over
- * the limit if the registers live while it issues exceed it, or if it is not the first
- * candidate in source order and that one could no longer follow it within the limit
- * (a one-step look-ahead: filling the limit with loads would leave no room for the
- * instruction that starts using them). */
-static uint32_t pick(const Sched *s, const MInsn *ins, uint32_t ncand, uint32_t now)
+/* Candidates refused by simulation at one choice before the earliest one is taken. */
+#define MAX_REFUSED 16u
+
+/* Whether issuing i now leaves a way to finish the block within the limit: i, then the
+ * instructions not issued yet in source order, up to the highest one issued so far. From
+ * there on the issued set, and so the live set, is source order's, whose peak the limit
+ * covers (unless a retry lowered it below, where source order is all that fits). The
+ * counts are restored afterwards. */
+static int completes_within(Sched *s, const MInsn *ins, uint32_t i, uint32_t lo)
 {
-    uint32_t lo = s->cand[0];
-    for (uint32_t c = 1; c < ncand; c++)
-        lo = s->cand[c] < lo ? s->cand[c] : lo;
-    uint32_t lo_peak = press_peak(s, &ins[lo]);
-    uint32_t lo_rise = lo_peak > s->pressure ? lo_peak - s->pressure : 0;
-    uint32_t best = UINT32_MAX;
-    Choice bc = {0};
-    for (uint32_t c = 0; c < ncand; c++) {
-        uint32_t i = s->cand[c];
-        if (i - lo >= WINDOW)
-            continue;
-        int delta = press_delta(s, &ins[i]);
-        int over = press_peak(s, &ins[i]) > s->limit ||
-                   (i != lo && (int64_t)s->pressure + delta + lo_rise > s->limit);
-        Choice ch = {.i = i, .over = over, .delta = delta, .ready = s->earliest[i] <= now,
-                     .at = s->earliest[i]};
-        if (best == UINT32_MAX || better(s, ins, &ch, &bc))
-            best = c, bc = ch;
+    if (press_peak(s, &ins[i]) > s->limit)
+        return 0;
+    uint32_t end = s->maxdone > i + 1 ? s->maxdone : i + 1, saved = s->pressure;
+    int ok = 1;
+    s->logging = 1, s->nlog = 0;
+    press_issue(s, &ins[i]);
+    for (uint32_t j = lo; ok && j < end; j++)
+        if (j != i && !s->done[j]) {
+            ok = press_peak(s, &ins[j]) <= s->limit;
+            press_issue(s, &ins[j]);
+        }
+    while (s->nlog) {
+        const Undo *u = &s->log[--s->nlog];
+        s->uses[u->r] = u->uses, s->live[u->r] = u->live;
     }
-    return best;
+    s->logging = 0, s->pressure = saved;
+    return ok;
+}
+
+/* Index in s->cand of the instruction to issue at cycle now: the best one by `better`
+ * that keeps the block able to finish within the register limit (completes_within).
+ * The earliest candidate in source order is always allowed: issuing it follows the
+ * order that was shown to fit, so the count exceeds the limit only where source order
+ * does. */
+static uint32_t pick(Sched *s, const MInsn *ins, uint32_t ncand, uint32_t now)
+{
+    uint32_t lo = s->cand[0], lo_c = 0;
+    for (uint32_t c = 1; c < ncand; c++)
+        if (s->cand[c] < lo)
+            lo = s->cand[c], lo_c = c;
+    memset(s->rejected, 0, ncand);
+    for (uint32_t tries = 0; tries < MAX_REFUSED; tries++) {
+        uint32_t best = UINT32_MAX;
+        Choice bc = {0};
+        for (uint32_t c = 0; c < ncand; c++) {
+            uint32_t i = s->cand[c];
+            if (i - lo >= WINDOW || s->rejected[c])
+                continue;
+            Choice ch = {.i = i, .ready = s->earliest[i] <= now, .at = s->earliest[i]};
+            if (best == UINT32_MAX || better(s, ins, &ch, &bc))
+                best = c, bc = ch;
+        }
+        if (best == lo_c || completes_within(s, ins, bc.i, lo))
+            return best;
+        s->rejected[best] = 1;
+    }
+    return lo_c;
 }
 
 /* Orders instructions [0, n) of block b into s->order. */
@@ -508,8 +691,12 @@ static void list_schedule(Sched *s, uint32_t b, uint32_t n)
         if (!s->npred[i])
             s->cand[ncand++] = i;
     press_begin(s, b, n);
+    memset(s->done, 0, n);
+    s->maxdone = 0;
     for (uint32_t k = 0; k < n; k++) {
         uint32_t c = pick(s, ins, ncand, now), i = s->cand[c];
+        s->done[i] = 1;
+        s->maxdone = i + 1 > s->maxdone ? i + 1 : s->maxdone;
         s->cand[c] = s->cand[--ncand];
         uint32_t at = s->earliest[i] > now ? s->earliest[i] : now;
         now = at + 1;
@@ -570,19 +757,237 @@ static void schedule_block(Sched *s, uint32_t b)
  * 2048 threads on 65536 registers (also the emulator's default machine). */
 #define FULL_OCCUPANCY_REGS 32u
 
+/* The register budget of f, and the target within it: 3/4 of the budget, at most
+ * FULL_OCCUPANCY_REGS. */
+static uint32_t budget_of(const MSchedOptions *o)
+{
+    return o && o->max_live && o->max_live < XREG_MAX ? o->max_live : XREG_MAX;
+}
+
+static uint32_t target_of(const MSchedOptions *o)
+{
+    uint32_t budget = budget_of(o), target = budget - budget / 4;
+    return target > FULL_OCCUPANCY_REGS ? FULL_OCCUPANCY_REGS : target;
+}
+
 /* The pressure limit of f: its peak in source order, or the target if that is more. */
 static uint32_t pressure_limit(Sched *s, const MSchedOptions *o)
 {
-    uint32_t budget = o && o->max_live ? o->max_live : 255;
-    uint32_t target = budget - budget / 4, peak = 0;
-    if (target > FULL_OCCUPANCY_REGS)
-        target = FULL_OCCUPANCY_REGS;
+    uint32_t target = target_of(o), peak = 0;
     for (uint32_t b = 0; b < s->f->nblocks; b++) {
         uint32_t p = block_peak(s, b);
         peak = p > peak ? p : peak;
     }
     return peak > target ? peak : target;
 }
+
+/* ---- checking the result: the allocator's count ----
+ *
+ * The pressure count is per block and sees neither the alignment of register pairs nor
+ * how mir_regalloc's first fit packs them, which can cost a few registers (more with
+ * many 64-bit addresses live). So the pass replays the allocation: intervals without
+ * holes over the predicted layout (each instruction reads at 2k and writes at 2k + 1;
+ * phi copies go before a predecessor's terminator or into the block splitting the edge),
+ * taken by start, a narrow one in the lowest free register, a wide one in the lowest free
+ * even pair, a move's result in its source's register when that is free. The replay
+ * gives the registers the kernel would use, plus the width of every interval that
+ * would not fit in the budget (the allocator would spill it). */
+
+typedef struct Replay {
+    const Sched *s;
+    uint32_t *start, *end; /* per vreg: first and last position (start > end: absent) */
+    MReg *hint;            /* per vreg: the move source whose register it would like */
+} Replay;
+
+static void replay_at(Replay *p, MReg r, uint32_t at)
+{
+    if (!mir_is_vreg(r))
+        return;
+    p->start[r] = at < p->start[r] ? at : p->start[r];
+    p->end[r] = at > p->end[r] ? at : p->end[r];
+}
+
+static void replay_set(Replay *p, const uint64_t *set, uint32_t at)
+{
+    for (uint32_t w = 0; w < p->s->lv.words; w++)
+        for (uint64_t bits = set[w]; bits; bits &= bits - 1)
+            replay_at(p, (MReg)(w * 64 + (uint32_t)__builtin_ctzll(bits)), at);
+}
+
+/* The copies mir_outssa puts on edge b -> t, from instruction index k on (when p is
+ * given); returns how many. */
+static uint32_t replay_copies(Replay *p, const MFunc *f, uint32_t b, uint32_t t, uint32_t k)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < f->blocks[t].nphis; i++) {
+        const MPhi *ph = &f->blocks[t].phis[i];
+        for (uint32_t j = 0; j < ph->nin; j++) {
+            MReg src = ph->in[j].reg;
+            if (ph->in[j].block != b || !mir_is_vreg(src) || !mir_is_vreg(ph->dst) ||
+                src == ph->dst)
+                continue;
+            if (p) {
+                replay_at(p, src, 2 * (k + n));
+                replay_at(p, ph->dst, 2 * (k + n) + 1);
+                if (f->vregs[src].wide == f->vregs[ph->dst].wide)
+                    p->hint[ph->dst] = src;
+            }
+            n++;
+        }
+    }
+    return n;
+}
+
+/* The copies on the edges of block b that are not split, from instruction index k. */
+static uint32_t replay_out_copies(Replay *p, const MFunc *f, uint32_t b, uint32_t k)
+{
+    uint32_t n = 0;
+    for (unsigned j = 0; j < f->blocks[b].nsucc; j++)
+        if (!split_edge_at(f, b, j))
+            n += replay_copies(p, f, b, f->blocks[b].succ[j], k + n);
+    return n;
+}
+
+/* Intervals of every vreg over the predicted layout. */
+static void replay_intervals(Replay *p)
+{
+    const Sched *s = p->s;
+    const MFunc *f = s->f;
+    uint32_t nb = f->nblocks, *node = xcalloc(s->nlaid, sizeof *node), k = 0;
+    for (uint32_t n = 0; n < 3 * nb; n++)
+        if (s->pos[n] != UINT32_MAX)
+            node[s->pos[n]] = n;
+    for (uint32_t i = 0; i < s->nlaid; i++) {
+        uint32_t n = node[i], base = k;
+        if (n >= nb) { /* a split edge: its copies, then a bra */
+            uint32_t b = (n - nb) / 2, t = f->blocks[b].succ[(n - nb) % 2];
+            k += replay_copies(p, f, b, t, k) + 1;
+            replay_set(p, mir_live_in(&s->lv, t), 2 * base);
+            replay_set(p, mir_live_in(&s->lv, t), 2 * k - 1);
+            for (uint32_t j = 0; j < f->blocks[t].nphis; j++)
+                replay_at(p, f->blocks[t].phis[j].dst, 2 * k - 1);
+            continue;
+        }
+        const MBlock *bb = &f->blocks[n];
+        uint32_t body = body_len(f, n);
+        replay_set(p, mir_live_in(&s->lv, n), 2 * base);
+        for (uint32_t j = 0; j < bb->nins; j++) {
+            if (j == body) /* the copies go before the terminator */
+                k += replay_out_copies(p, f, n, k);
+            const MInsn *x = &bb->ins[j];
+            for (unsigned q = 0, ns = mir_nsrc(x); q < ns; q++)
+                replay_at(p, x->src[q], 2 * k);
+            for (unsigned d = 0, nd = mir_ndst(x); d < nd; d++)
+                replay_at(p, x->dst[d], 2 * k + 1);
+            if (x->x.op == XOP_mov && !(x->x.flags & XF_IMM) && mir_is_vreg(x->dst[0]) &&
+                mir_is_vreg(x->src[0]) &&
+                f->vregs[x->dst[0]].wide == f->vregs[x->src[0]].wide)
+                p->hint[x->dst[0]] = x->src[0];
+            k++;
+        }
+        if (body == bb->nins)
+            k += replay_out_copies(p, f, n, k);
+        if (k > base) {
+            replay_set(p, mir_live_out(&s->lv, n), 2 * k - 1);
+            for (unsigned j = 0; j < bb->nsucc; j++) /* copy results live out of it */
+                if (!split_edge_at(f, n, j))
+                    for (uint32_t q = 0; q < f->blocks[bb->succ[j]].nphis; q++) {
+                        const MPhi *ph = &f->blocks[bb->succ[j]].phis[q];
+                        for (uint32_t r = 0; r < ph->nin; r++)
+                            if (ph->in[r].block == n)
+                                replay_at(p, ph->dst, 2 * k - 1);
+                    }
+        }
+    }
+    free(node);
+}
+
+static int replay_free(const MReg *occ, uint32_t r, uint32_t w, uint32_t maxr)
+{
+    for (uint32_t i = 0; i < w; i++)
+        if (r + i >= maxr || occ[r + i] != MREG_NONE)
+            return 0;
+    return 1;
+}
+
+static int by_start(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Registers the allocator would use for f in its current order, with maxr registers;
+ * intervals that would not fit add their width. */
+static uint32_t replay_regs(const Sched *s, uint32_t maxr)
+{
+    const MFunc *f = s->f;
+    Replay p = {.s = s};
+    p.start = xcalloc(f->nvregs, sizeof *p.start);
+    p.end = xcalloc(f->nvregs, sizeof *p.end);
+    p.hint = xcalloc(f->nvregs, sizeof *p.hint);
+    int32_t *reg = xcalloc(f->nvregs, sizeof *reg);
+    uint64_t *order = xcalloc(f->nvregs, sizeof *order);
+    for (MReg r = 0; r < f->nvregs; r++)
+        p.start[r] = UINT32_MAX, p.end[r] = 0, p.hint[r] = MREG_NONE, reg[r] = -1;
+    replay_intervals(&p);
+    uint32_t n = 0, top = 0, over = 0;
+    for (MReg r = 1; r < f->nvregs; r++)
+        if (p.start[r] <= p.end[r])
+            order[n++] = (uint64_t)p.start[r] << 32 | r;
+    qsort(order, n, sizeof *order, by_start);
+    MReg occ[XREG_MAX];
+    for (uint32_t r = 0; r < XREG_MAX; r++)
+        occ[r] = MREG_NONE;
+    for (uint32_t i = 0; i < n; i++) {
+        MReg v = (MReg)order[i], h = p.hint[v];
+        uint32_t w = f->vregs[v].wide ? 2 : 1, r = 0;
+        for (uint32_t q = 0; q < maxr; q++)
+            if (occ[q] != MREG_NONE && p.end[occ[q]] < p.start[v])
+                occ[q] = MREG_NONE;
+        if (h != MREG_NONE && reg[h] >= 0 && replay_free(occ, (uint32_t)reg[h], w, maxr))
+            r = (uint32_t)reg[h];
+        else
+            while (r < maxr && !replay_free(occ, r, w, maxr))
+                r += w;
+        if (r >= maxr) {
+            over += w;
+            continue;
+        }
+        reg[v] = (int32_t)r;
+        for (uint32_t q = 0; q < w; q++)
+            occ[r + q] = v;
+        top = r + w > top ? r + w : top;
+    }
+    free(p.start), free(p.end), free(p.hint), free(reg), free(order);
+    return top + over;
+}
+
+/* Schedules every block with the current limit. */
+static void schedule_all(Sched *s)
+{
+    for (uint32_t b = 0; b < s->f->nblocks; b++)
+        schedule_block(s, b);
+}
+
+/* Copies of every block's instructions, to go back to source order. */
+static MInsn **save_order(const MFunc *f)
+{
+    MInsn **saved = xcalloc(f->nblocks, sizeof *saved);
+    for (uint32_t b = 0; b < f->nblocks; b++) {
+        saved[b] = xcalloc(f->blocks[b].nins, sizeof **saved);
+        memcpy(saved[b], f->blocks[b].ins, f->blocks[b].nins * sizeof **saved);
+    }
+    return saved;
+}
+
+static void restore_order(MFunc *f, MInsn **saved)
+{
+    for (uint32_t b = 0; b < f->nblocks; b++)
+        memcpy(f->blocks[b].ins, saved[b], f->blocks[b].nins * sizeof **saved);
+}
+
+/* Schedules at most this many times with a lower limit before keeping source order. */
+#define MAX_TRIES 4
 
 int mir_sched(MFunc *f, const MSchedOptions *o)
 {
@@ -593,14 +998,36 @@ int mir_sched(MFunc *f, const MSchedOptions *o)
     s.at_end = xcalloc(f->nvregs, 1);
     s.lastdef = xcalloc(f->nvregs, sizeof *s.lastdef);
     s.readers = xcalloc(f->nvregs, sizeof *s.readers);
+    s.pos = xcalloc(3 * (size_t)f->nblocks, sizeof *s.pos);
+    s.vfirst = xcalloc(f->nvregs, sizeof *s.vfirst);
+    s.vlast = xcalloc(f->nvregs, sizeof *s.vlast);
+    s.span = xcalloc(f->nvregs, sizeof *s.span);
+    predict_layout(&s);
+    predict_spans(&s);
     s.limit = pressure_limit(&s, o);
+    /* the allocator may use as many registers as source order needs, or the target */
+    uint32_t budget = budget_of(o), source = replay_regs(&s, budget);
+    uint32_t allowed = source > target_of(o) ? source : target_of(o);
+    MInsn **saved = save_order(f);
+    for (int tries = 0;; tries++) {
+        schedule_all(&s);
+        uint32_t regs = replay_regs(&s, budget);
+        if (regs <= allowed)
+            break;
+        restore_order(f, saved);
+        if (tries + 1 == MAX_TRIES || s.limit <= regs - allowed)
+            break; /* source order */
+        s.limit -= regs - allowed;
+    }
     for (uint32_t b = 0; b < f->nblocks; b++)
-        schedule_block(&s, b);
-    uint32_t *arr[] = {s.uses, s.lastdef, s.readers, s.lat, s.height, s.npred, s.earliest,
-                       s.order, s.cand, s.first, s.rd, s.rdnext};
+        free(saved[b]);
+    free(saved);
+    uint32_t *arr[] = {s.uses, s.lastdef, s.readers, s.pos, s.vfirst, s.vlast, s.span, s.lat,
+                       s.height, s.npred, s.earliest, s.order, s.cand, s.first, s.rd, s.rdnext};
     for (size_t i = 0; i < sizeof arr / sizeof *arr; i++)
         free(arr[i]);
     free(s.live), free(s.at_end), free(s.succ), free(s.edges), free(s.tmp);
+    free(s.done), free(s.rejected), free(s.log);
     mir_live_free(&s.lv);
     return 0;
 }
