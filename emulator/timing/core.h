@@ -271,7 +271,7 @@ Cycle tm_unit_latency(const EmuConfig *cfg, unsigned cls);
  * (min/max, multiply, multiply-add, divide, shuffle). */
 Cycle tm_insn_latency(const EmuConfig *cfg, const XInsn *in, unsigned cls);
 int tm_unit_ready(const TmSubcore *sc, unsigned cls, Cycle now);
-/* Whether class cls's unit, with k instructions issued this cycle about to start in it,
+/* Whether class cls's unit, with k >= 1 instructions issued this cycle about to start in it,
  * could start one more in the same cycle as the last of them (dual issue, sm.c). */
 int tm_unit_takes(const TmSm *sm, const TmSubcore *sc, unsigned cls, unsigned k, Cycle now);
 /* The next cycle after now at which a queued read becomes eligible or a collected

@@ -40,15 +40,14 @@ int tm_unit_ready(const TmSubcore *sc, unsigned cls, Cycle now)
     return sc->unit_next[cls] <= now;
 }
 
-/* The k instructions issued this cycle start, by the plain pipeline, core.collect_stages
- * + core.exec_stages after the next cycle (memory instructions the next cycle), or when
- * the unit is free if that is later; the one more must start in that same cycle. An
- * initiation interval is at least a cycle: only a unit of more than 32 lanes takes it. */
+/* The k (at least 1) instructions issued this cycle start, by the plain pipeline,
+ * core.collect_stages + core.exec_stages after the next cycle (memory instructions the
+ * next cycle), or when the unit is free if that is later; the one more must start in that
+ * same cycle. An initiation interval is at least a cycle: only a unit of more than 32
+ * lanes takes it. */
 int tm_unit_takes(const TmSm *sm, const TmSubcore *sc, unsigned cls, unsigned k, Cycle now)
 {
     uint32_t lanes = sm->unit_lanes[cls];
-    if (!k)
-        return tm_unit_ready(sc, cls, now + sm->unit_lead[cls]);
     if (!lanes)
         return 0;
     Cycle at = now + 1 + (cls == TC_LDST ? 0 : sm->collect_stages + sm->exec_stages);

@@ -127,7 +127,7 @@ static int fold_imm(Fold *F, MInsn *in)
 {
     unsigned n = xisa_ops[in->x.op].nsrc, k = n - 1;
     int64_t c;
-    if (!takes_imm(in->x.op) || (in->x.flags & XF_IMM) || n == 0)
+    if (!takes_imm(in->x.op) || (in->x.flags & XF_IMM)) /* all of them have sources */
         return 0;
     if (!const_of(F, in->src[k], &c) && n == 2 && const_of(F, in->src[0], &c) &&
         (commutes(in->x.op) || in->x.op == XOP_set)) {
@@ -187,15 +187,14 @@ static int widened(const Fold *F, MReg r, MReg *idx, XType *t2)
 
 static void make_lea(Fold *F, MInsn *in, MReg base, MReg idx, XType t2, int64_t k)
 {
-    MReg b = base, i = idx;
-    use(F, b, +1), use(F, i, +1);
+    use(F, base, +1), use(F, idx, +1);
     use(F, in->src[0], -1), use(F, in->src[1], -1);
     in->x.op = XOP_lea;
     in->x.type = is_wide((XType)in->x.type) ? XT_U64 : XT_U32;
     in->x.type2 = (uint8_t)t2;
     in->x.flags &= (uint8_t)~XF_IMM;
     in->x.imm = k;
-    in->src[0] = b, in->src[1] = i;
+    in->src[0] = base, in->src[1] = idx;
 }
 
 /* The scaled index r stands for: lea(rz, i, k), shl(y, #k), or cvt.u64(i32) (k = 0),
