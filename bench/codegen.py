@@ -310,7 +310,7 @@ def run_functional(exe, tmp, timeout):
 
 # What each pattern is, and what ptxas does instead (docs/codegen.md has the details).
 PATTERNS = [
-    ("ld.param", "ld.param of a kernel parameter",
+    ("param", "a kernel parameter copied into a register (ld.param, or mov from c[...])",
      "reads it as a c[0x0][...] operand: 0 instructions"),
     ("s2r.shape", "s2r of %ntid or %nctaid (blockDim, gridDim)",
      "reads c[0x0][0x0..0x14] as an operand: 0 instructions"),
@@ -381,8 +381,9 @@ def kernel_patterns(code):
         counts[name][0] += n
         counts[name][1] += excess
     for i, (base, suf, dsts, srcs, mem, ops) in enumerate(insns):
-        if base == "ld" and suf[:1] == ["param"]:
-            bump("ld.param")
+        if (base == "ld" and suf[:1] == ["param"]) or (base == "mov" and ops[-1:] and
+                                                        ops[-1].startswith("c[")):
+            bump("param")
         elif base == "s2r" and ops[-1:] and re.match(r"%n(ctaid|tid)\.", ops[-1]):
             bump("s2r.shape")
         elif base == "gaddr":

@@ -126,6 +126,8 @@ EmuStatus emu_launch(EmuDevice *d, EmuModule *m, int kernel, EmuDim3 grid, EmuDi
     int timing = d->cfg.emu_mode == EMU_MODE_TIMING;
     EmuExec x = {.dev = d, .mod = m, .kern = k, .mem = &d->mem, .code = m->kcode[kernel].code,
                  .code_count = m->kcode[kernel].count, .param_size = k->param_bytes,
+                 .konst = m->kcode[kernel].konst, .nkonst = m->kcode[kernel].nkonst,
+                 .krow = m->kcode[kernel].nrows - m->kcode[kernel].nkonst,
                  .shared_size = k->shared_bytes + shared_dynamic, .local_size = k->local_bytes,
                  .grid = grid, .block = block, .sm_count = d->props.sm_count,
                  .pf = &d->printf_fifo, .budget = emu_config_budget(&d->cfg),

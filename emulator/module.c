@@ -199,6 +199,10 @@ static EmuStatus load_assist(EmuModule *m, char *err, size_t n)
             snprintf(err, n, ".xgpu.assist: %s", msg);
             return EMU_ERR_INVALID_IMAGE;
         }
+        if (c->code.nkonst) { /* an assist warp's parameters are written after its start */
+            snprintf(err, n, ".xgpu.assist: routine %s reads the constant bank", a->name);
+            return EMU_ERR_INVALID_IMAGE;
+        }
     }
     return EMU_OK;
 }

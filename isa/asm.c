@@ -191,11 +191,35 @@ static int parse_sym(Asm *a, const char *s, XInsn *in)
     return add_fixup(a, &a->symfix, &a->nsymfix, &a->capsymfix, name, 0);
 }
 
-/* Source slot i: a register, or (the last slot only) an immediate. */
+/* A constant-bank operand c[OFF] in source slot i (XF_CONST; one per instruction). */
+static int parse_const(Asm *a, const char *s, XInsn *in, unsigned i)
+{
+    size_t n = strlen(s);
+    char body[64];
+    int64_t off;
+    if (n < 4 || s[n - 1] != ']' || n - 3 >= sizeof body)
+        return err_at(a, a->line, "expected a constant-bank operand c[offset], got '%s'", s);
+    memcpy(body, s + 2, n - 3);
+    body[n - 3] = '\0';
+    if (lex_int(lex_trim(body), &off) || off < 0 || off > UINT32_MAX)
+        return err_at(a, a->line, "bad constant-bank offset in '%s'", s);
+    if (in->flags & XF_CONST)
+        return err_at(a, a->line, "only one constant-bank operand per instruction");
+    in->flags |= XF_CONST;
+    in->csrc = (uint8_t)i;
+    in->src[i] = XREG_RZ;
+    in->target = (uint32_t)off;
+    return 0;
+}
+
+/* Source slot i: a register, a constant-bank operand, or (the last slot only) an
+ * immediate. */
 static int parse_src(Asm *a, const char *s, XInsn *in, unsigned i)
 {
     if (s[0] == 'r' && (s[1] == 'z' || (s[1] >= '0' && s[1] <= '9')))
         return parse_reg(a, s, &in->src[i]);
+    if (s[0] == 'c' && s[1] == '[')
+        return parse_const(a, s, in, i);
     if (i + 1 != xisa_ops[in->op].nsrc)
         return err_at(a, a->line, "only the last source may be an immediate");
     in->flags |= XF_IMM;
@@ -242,7 +266,7 @@ static int parse_operands(Asm *a, XInsn *in, char **ops, unsigned n)
         return in->op == XOP_atomcas ? parse_reg(a, ops[3], &in->src[2]) : 0;
     case XOP_lea: /* d, s0, s1, shift */
         return expect_ops(a, n, 4, oi->name) || parse_reg(a, ops[0], &in->dst[0]) ||
-               parse_reg(a, ops[1], &in->src[0]) || parse_reg(a, ops[2], &in->src[1]) ||
+               parse_src(a, ops[1], in, 0) || parse_src(a, ops[2], in, 1) ||
                parse_imm(a, ops[3], &in->imm);
     case XOP_barred: /* d, s0 [, barrier] */
         if (n != 2 && n != 3)

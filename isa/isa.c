@@ -196,11 +196,14 @@ static unsigned src_regs(const XInsn *in, unsigned i)
     }
 }
 
-/* Whether source slot i holds a register (not the immediate, not unused). */
+/* Whether source slot i holds a register (not the immediate, not the constant-bank
+ * operand, not unused). */
 static int src_is_reg(const XInsn *in, unsigned i)
 {
     unsigned n = xisa_ops[in->op].nsrc;
     if (i >= n)
+        return 0;
+    if ((in->flags & XF_CONST) && i == in->csrc)
         return 0;
     return !((in->flags & XF_IMM) && i == n - 1);
 }
@@ -222,6 +225,13 @@ unsigned xisa_operand_regs(const XInsn *in, int dst, unsigned i)
     if (dst)
         return i < xisa_ops[in->op].ndst ? dst_regs(in) : 0;
     return src_is_reg(in, i) ? src_regs(in, i) : 0;
+}
+
+unsigned xisa_const_regs(const XInsn *in)
+{
+    if (in->op >= XOP_COUNT || !(in->flags & XF_CONST))
+        return 0;
+    return src_regs(in, in->csrc);
 }
 
 /* ---- validation -------------------------------------------------------------------- */
@@ -319,7 +329,7 @@ static int check_flags(const XInsn *in, const char *name, char *err, size_t n)
 {
     const XOpInfo *oi = &xisa_ops[in->op];
     unsigned f = in->flags;
-    if (f & ~(unsigned)(XF_IMM | XF_UNIFORM | XF_NEG | XF_TOSPACE))
+    if (f & ~(unsigned)(XF_IMM | XF_UNIFORM | XF_NEG | XF_TOSPACE | XF_CONST))
         return fail(err, n, "%s: unknown flags 0x%x", name, f);
     if ((f & XF_IMM) &&
         (oi->nsrc == 0 || in->op == XOP_lea || (oi->flags & (XI_MEM | XI_BRANCH | XI_BARRIER))))
@@ -417,11 +427,31 @@ static int check_regs(const XInsn *in, const char *name, char *err, size_t n)
     return 0;
 }
 
+/* An XF_CONST operand: on an XI_CONST opcode, a source slot that would hold a register
+ * (not the immediate's; check_regs has seen that it holds rz), at an offset aligned to its width, within
+ * XISA_CONST_MAX; csrc is zero without XF_CONST. */
+static int check_const(const XInsn *in, const char *name, char *err, size_t n)
+{
+    if (!(in->flags & XF_CONST))
+        return in->csrc ? fail(err, n, "%s: constant-operand slot without XF_CONST", name) : 0;
+    unsigned ns = xisa_ops[in->op].nsrc;
+    if (!(xisa_ops[in->op].flags & XI_CONST))
+        return fail(err, n, "%s cannot take a constant-bank operand", name);
+    if (in->csrc >= ns || ((in->flags & XF_IMM) && in->csrc == ns - 1))
+        return fail(err, n, "%s: constant-bank operand in slot %u, not a register source", name,
+                    in->csrc);
+    unsigned bytes = 4 * xisa_const_regs(in);
+    if (in->target % bytes || in->target > XISA_CONST_MAX - bytes)
+        return fail(err, n, "%s: constant-bank offset %u not a multiple of %u in 0..%u", name,
+                    in->target, bytes, XISA_CONST_MAX - bytes);
+    return 0;
+}
+
 static int check_fields(const XInsn *in, uint32_t ncode, const char *name, char *err,
                         size_t n)
 {
-    if (in->pad)
-        return fail(err, n, "%s: padding is not zero", name);
+    if (check_const(in, name, err, n))
+        return -1;
     if (check_sub(in, name, err, n))
         return -1;
     if (in->imm && !(in->flags & XF_IMM) && !op_uses_imm(in->op))
@@ -435,7 +465,7 @@ static int check_fields(const XInsn *in, uint32_t ncode, const char *name, char 
     if (branch && in->target >= ncode)
         return fail(err, n, "%s: target %u outside the kernel (%u instructions)", name,
                     in->target, ncode);
-    if (!branch && in->op != XOP_gaddr && in->target)
+    if (!branch && in->op != XOP_gaddr && !(in->flags & XF_CONST) && in->target)
         return fail(err, n, "%s: unused target is not zero", name);
     if (in->op == XOP_brc && in->reconv > ncode)
         return fail(err, n, "brc: reconvergence point %u outside the kernel", in->reconv);
@@ -586,6 +616,8 @@ static void put_sources(Out *o, const XInsn *in, int first)
         first = 0;
         if (src_is_reg(in, i))
             put_reg(o, in->src[i], i);
+        else if ((in->flags & XF_CONST) && i == in->csrc)
+            put(o, "c[%u]", in->target);
         else if (imm_is_hex(in))
             put(o, "0x%" PRIx64, (uint64_t)in->imm);
         else

@@ -197,7 +197,7 @@ void gb_encode_insn(uint8_t *p, const XInsn *in)
     memcpy(p + 6, in->dst, 2);
     memcpy(p + 8, in->src, 6);
     p[14] = in->sub;
-    p[15] = in->pad;
+    p[15] = in->csrc;
     gb_put64(p + 16, (uint64_t)in->imm);
     gb_put32(p + 24, in->target);
     gb_put32(p + 28, in->reconv);
@@ -213,7 +213,7 @@ void gb_decode_insn(XInsn *in, const uint8_t *p)
     memcpy(in->dst, p + 6, 2);
     memcpy(in->src, p + 8, 6);
     in->sub = p[14];
-    in->pad = p[15];
+    in->csrc = p[15];
     in->imm = (int64_t)gb_get64(p + 16);
     in->target = gb_get32(p + 24);
     in->reconv = gb_get32(p + 28);

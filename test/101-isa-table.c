@@ -359,8 +359,8 @@ Test(isa_table, validation_rejects_bad_encodings)
     in.src[3] = 1;
     expect_invalid(in, 2, "unused slot not rz");
     in = default_insn(XOP_add);
-    in.pad = 1;
-    expect_invalid(in, 2, "padding");
+    in.csrc = 1;
+    expect_invalid(in, 2, "a constant-operand slot without XF_CONST");
     in = default_insn(XOP_add);
     in.type = XT_F32;
     expect_invalid(in, 2, "integer add on f32");
@@ -511,4 +511,62 @@ Test(isa_table, lea_rules)
     cr_expect_eq(xisa_validate(&in, 2, why, sizeof why), 0, "%s", why);
     in.src[0] = 5;
     cr_expect_neq(xisa_validate(&in, 2, why, sizeof why), 0);
+}
+
+/* A constant-bank operand (XF_CONST): one register slot of an XI_CONST opcode reads the
+ * parameter words at target, aligned to the slot's width; it prints as c[offset] and is
+ * not a register operand. */
+static XInsn const_insn(unsigned op, unsigned slot, uint32_t off)
+{
+    XInsn in = default_insn(op);
+    in.flags |= XF_CONST;
+    in.csrc = (uint8_t)slot;
+    in.src[slot] = XREG_RZ;
+    in.target = off;
+    return in;
+}
+
+static void expect_const_invalid(XInsn in, const char *what, const char *msg)
+{
+    char why[160] = "";
+    cr_expect_neq(xisa_validate(&in, 2, why, sizeof why), 0, "accepted: %s", what);
+    cr_expect(strstr(why, msg) != NULL, "%s: got '%s'", what, why);
+}
+
+Test(isa_table, const_operands)
+{
+    char why[160], text[160];
+    XInsn in = const_insn(XOP_lea, 0, 8); /* IMAD.WIDE's base from c[0x0][...] */
+    cr_assert_eq(xisa_validate(&in, 2, why, sizeof why), 0, "%s", why);
+    cr_expect_eq(xisa_operand_regs(&in, 0, 0), 0, "the constant slot is not a register");
+    cr_expect_eq(xisa_const_regs(&in), 2, "a 64-bit base");
+    xisa_format(&in, NULL, 0, text, sizeof text);
+    cr_expect_str_eq(text, "lea.u64.s32 r2, c[8], r6, 2");
+    in = const_insn(XOP_ffma, 1, 4);
+    cr_assert_eq(xisa_validate(&in, 2, why, sizeof why), 0, "%s", why);
+    cr_expect_eq(xisa_const_regs(&in), 1);
+    in.flags |= XF_IMM, in.src[2] = XREG_RZ, in.imm = 0x3f800000; /* c[] and an immediate */
+    cr_expect_eq(xisa_validate(&in, 2, why, sizeof why), 0, "%s", why);
+    xisa_format(&in, NULL, 0, text, sizeof text);
+    cr_expect_str_eq(text, "ffma.f32 r2, r4, c[4], 0f3F800000");
+    in = default_insn(XOP_add);
+    cr_expect_eq(xisa_const_regs(&in), 0, "no XF_CONST: none");
+
+    expect_const_invalid(const_insn(XOP_ld, 0, 0), "on a load", "cannot take a constant");
+    expect_const_invalid(const_insn(XOP_st, 1, 0), "on a store", "cannot take a constant");
+    in = const_insn(XOP_add, 0, 0);
+    in.csrc = 2;
+    expect_const_invalid(in, "past the sources", "not a register source");
+    in = const_insn(XOP_add, 1, 0);
+    in.flags |= XF_IMM;
+    expect_const_invalid(in, "on the immediate's slot", "not a register source");
+    in = const_insn(XOP_add, 1, 0);
+    in.src[1] = 7;
+    expect_const_invalid(in, "a register in its slot", "not rz");
+    expect_const_invalid(const_insn(XOP_lea, 0, 4), "a 64-bit word at 4", "not a multiple of 8");
+    expect_const_invalid(const_insn(XOP_add, 0, 2), "a word at 2", "not a multiple of 4");
+    expect_const_invalid(const_insn(XOP_add, 0, XISA_CONST_MAX), "past the bank",
+                         "not a multiple of 4 in 0..32760");
+    in = const_insn(XOP_add, 0, XISA_CONST_MAX - 4);
+    cr_expect_eq(xisa_validate(&in, 2, why, sizeof why), 0, "the bank's last word: %s", why);
 }

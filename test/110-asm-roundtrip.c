@@ -56,6 +56,8 @@ static const char listing[] =
     "    mulhi.s32 r7, r0, r6\n"
     "    mad.u32 r7, r0, r6, 12\n"
     "    lea.u64.s32 r8, r2, r6, 3\n"
+    "    lea.u64.s32 r8, c[16], r6, 2\n"
+    "    ffma.f32 r7, r7, c[12], 0f3F800000\n"
     "    div.u32 r8, r0, r6\n"
     "    rem.s32 r9, r0, 0x10\n"
     "    and.u32 r10, r0, r9\n"

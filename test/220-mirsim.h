@@ -11,7 +11,8 @@
  * The t_* helpers build MIR tersely.
  * Supported: mov add sub mul mad and or xor shl lea cvt(integer) sel set(eq,ne,lt,le,gt,ge,
  * unsigned) s2r(tid.x)
- * ld/st to local, global and param memory at [reg + imm], bra, brc, exit. 64-bit types
+ * ld/st to local, global and param memory at [reg + imm], constant-bank operands (c[off],
+ * the param bytes), bra, brc, exit. 64-bit types
  * use register pairs in machine mode. Results are observed through `st.global`.
  */
 #ifndef XGPU_TEST_MIRSIM_H
@@ -43,6 +44,12 @@ static inline uint64_t sim_get(MSim *s, const MInsn *in, unsigned i, int wide)
     const XOpInfo *oi = &xisa_ops[in->x.op];
     if ((in->x.flags & XF_IMM) && i == oi->nsrc - 1u)
         return (uint64_t)in->x.imm;
+    if ((in->x.flags & XF_CONST) && i == in->x.csrc) { /* c[target]: the parameter words */
+        uint64_t v = 0;
+        if (in->x.target + (wide ? 8u : 4u) <= sizeof s->param)
+            memcpy(&v, s->param + in->x.target, wide ? 8 : 4);
+        return v;
+    }
     if (!s->phys) {
         MReg v = in->src[i];
         return mir_is_vreg(v) ? s->vals[v] : 0;

@@ -105,12 +105,12 @@ Test(objdump_hostile, damaged_device_binary)
     size_t n;
     unsigned char *buf = (unsigned char *)xt_read(fat, &n);
     cr_assert_not_null(buf);
-    /* the first instruction: .xgpu.text's records follow its 16-byte header */
+    /* .xgpu.text's 32-byte records follow its 16-byte header */
     unsigned char *text = memmem(buf, n, "XSEC", 4);
     for (int i = 0; text && i < 2; i++) /* .xgpu.info, .xgpu.kernels, then .xgpu.text */
         text = memmem(text + 4, n - (size_t)(text + 4 - buf), "XSEC", 4);
     cr_assert_not_null(text, "no third section");
-    text[16 + 16] ^= 0x08; /* instruction 0 (ld.param) reads another parameter */
+    text[16 + 32 + 24] ^= 0x08; /* instruction 1 (lea of c[0]) reads another parameter */
     FILE *f = fopen(fat, "wb");
     fwrite(buf, 1, n, f);
     fclose(f);

@@ -55,6 +55,17 @@ void emu_cta_free(EmuCta *c, const EmuExec *x)
     memset(c, 0, sizeof *c);
 }
 
+/* Warp w's constant rows: the parameter words XF_CONST operands read, in every lane. */
+static void fill_konst(const EmuExec *x, EmuWarp *w)
+{
+    for (uint32_t k = 0; k < x->nkonst; k++) {
+        uint32_t v;
+        memcpy(&v, x->param + x->konst[k], sizeof v);
+        for (unsigned l = 0; l < XGPU_WARP_SIZE; l++)
+            w->r[x->krow + k][l] = v;
+    }
+}
+
 void emu_cta_start(EmuExec *x, EmuCta *c, EmuDim3 ctaid)
 {
     memset(c->regs, 0, c->reg_bytes);
@@ -72,6 +83,7 @@ void emu_cta_start(EmuExec *x, EmuCta *c, EmuDim3 ctaid)
         EmuWarp *w = &c->warps[i];
         uint32_t left = c->nthreads - i * XGPU_WARP_SIZE;
         w->r = c->regs + (size_t)i * c->nrows;
+        fill_konst(x, w);
         w->id = i;
         w->state = EW_RUN;
         w->clock = 0;

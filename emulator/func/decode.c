@@ -5,9 +5,9 @@
  * and enum ranges, branch targets, reconvergence pcs, gaddr symbols, supported type
  * combinations), so that executing decoded code can never index out of bounds. Register
  * rows: the kernel's registers use rows 0..zrow-1 (enough for the highest register named
- * plus its pair partner), then two zero rows (reads of RZ) and two sink rows (writes to
- * RZ). The handler for each instruction comes from the emu_pick_<op> table generated
- * from isa.def.
+ * plus its pair partner), then two zero rows (reads of RZ), two sink rows (writes to
+ * RZ) and the constant rows that XF_CONST operands read (EmuKernelCode). The handler
+ * for each instruction comes from the emu_pick_<op> table generated from isa.def.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +43,35 @@ static uint32_t count_rows(const XInsn *code, uint32_t n)
                 rows = code[i].src[j] + 2u;
     }
     return (rows + 1) & ~1u;
+}
+
+/* The first of the constant rows holding the XF_CONST operand of xi (offset, width),
+ * added to out's list (rows from krow) when no operand before had them. */
+static int const_row(EmuKernelCode *out, const XInsn *xi, uint32_t krow, uint16_t *row)
+{
+    unsigned w = xisa_const_regs(xi);
+    uint32_t k = 0;
+    while (k + w <= out->nkonst &&
+           (out->konst[k] != xi->target || (w == 2 && out->konst[k + 1] != xi->target + 4)))
+        k++;
+    if (k + w > out->nkonst) {
+        uint32_t *more = realloc(out->konst, (out->nkonst + w) * sizeof *more);
+        if (!more)
+            return -1;
+        out->konst = more;
+        k = out->nkonst;
+        for (unsigned j = 0; j < w; j++)
+            out->konst[out->nkonst++] = xi->target + 4 * j;
+    }
+    *row = (uint16_t)(krow + k);
+    return 0;
+}
+
+/* Source slot i's row field. */
+static uint16_t *src_row(EmuInsn *o, unsigned i)
+{
+    uint16_t *const rows[6] = {&o->s0, &o->s1, &o->s2, &o->s3, &o->s4, &o->s5};
+    return rows[i];
 }
 
 static int decode_one(const XGpubin *g, const XInsn *xi, uint32_t count, uint32_t zrow,
@@ -99,8 +128,7 @@ int emu_decode_kernel(const XGpubin *g, uint32_t k, const uint64_t *gaddr, EmuKe
     }
     const XInsn *code = g->text + kn->code_start;
     uint32_t zrow = count_rows(code, kn->code_count);
-    out->count = kn->code_count;
-    out->nrows = zrow + 4;
+    *out = (EmuKernelCode){.count = kn->code_count};
     out->code = calloc(kn->code_count, sizeof *out->code);
     if (!out->code) {
         snprintf(err, n, "out of host memory");
@@ -108,20 +136,37 @@ int emu_decode_kernel(const XGpubin *g, uint32_t k, const uint64_t *gaddr, EmuKe
     }
     for (uint32_t pc = 0; pc < kn->code_count; pc++) {
         char msg[200];
-        if (decode_one(g, &code[pc], kn->code_count, zrow, gaddr, &out->code[pc], msg,
-                       sizeof msg)) {
+        const XInsn *xi = &code[pc];
+        EmuInsn *o = &out->code[pc];
+        int bad = decode_one(g, xi, kn->code_count, zrow, gaddr, o, msg, sizeof msg);
+        if (!bad && (xi->flags & XF_CONST)) {
+            unsigned bytes = 4 * xisa_const_regs(xi);
+            if (xi->csrc >= 6 || !bytes || xi->target > kn->param_bytes ||
+                bytes > kn->param_bytes - xi->target) {
+                snprintf(msg, sizeof msg, "c[%u] reads past the kernel's %u parameter bytes",
+                         xi->target, kn->param_bytes);
+                bad = 1;
+            } else if (const_row(out, xi, zrow + 4, src_row(o, xi->csrc))) {
+                snprintf(msg, sizeof msg, "out of host memory");
+                bad = 1;
+            }
+        }
+        if (bad) {
             snprintf(err, n, "kernel %s: pc %u: %s", kn->name, pc, msg);
-            free(out->code);
-            out->code = NULL;
+            emu_code_free(out);
             return -1;
         }
-        out->grid_sync |= code[pc].op == XOP_gsync;
+        out->grid_sync |= xi->op == XOP_gsync;
     }
+    out->nrows = zrow + 4 + out->nkonst;
     return 0;
 }
 
 void emu_code_free(EmuKernelCode *c)
 {
     free(c->code);
+    free(c->konst);
     c->code = NULL;
+    c->konst = NULL;
+    c->nkonst = 0;
 }

@@ -62,8 +62,13 @@ struct EmuInsn {
 typedef struct EmuKernelCode {
     EmuInsn *code;
     uint32_t count;
-    uint32_t nrows; /* register-file rows per warp, zero and sink rows included */
+    uint32_t nrows; /* register-file rows per warp, zero, sink and constant rows included */
     uint32_t grid_sync; /* the kernel has a grid-wide barrier (gsync) */
+    /* Constant rows: the last nkonst rows hold, in every lane, the parameter buffer's
+     * 32-bit word at byte offset konst[i] (emu_cta_start fills them); the sources of
+     * XF_CONST operands read them (a 64-bit operand two consecutive rows). */
+    uint32_t *konst;
+    uint32_t nkonst;
 } EmuKernelCode;
 
 /* One SIMT stack entry: lanes `mask` run from pc until pc == rpc. */
@@ -139,6 +144,8 @@ struct EmuExec {
     uint32_t code_count;
     const uint8_t *param;
     uint64_t param_size;
+    const uint32_t *konst; /* the kernel's constant rows (EmuKernelCode), the first at */
+    uint32_t nkonst, krow; /* row krow */
     uint8_t *shared;
     uint64_t shared_size;
     uint8_t *local;       /* nthreads * local_size bytes */

@@ -195,6 +195,7 @@ static int aw_sm_init(TmSm *sm)
     emu_mem_init(&s->mem, 1ull << 30, XGPU_GLOBAL_BASE, XGPU_GLOBAL_BASE + XGPU_WINDOW_SIZE);
     /* the routines' context: the SM's, with a memory, one warp and counters of their own */
     s->x = sm->x;
+    s->x.nkonst = 0; /* assist routines read no constant bank (module.c) */
     s->x.mem = &s->mem;
     s->x.wlog = NULL; /* their stores happen at once, in their own memory */
     s->x.grid = (EmuDim3){1, 1, 1};

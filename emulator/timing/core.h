@@ -49,6 +49,8 @@ typedef struct TmInsn {
     const XPhase *phase;    /* the phase specifier that starts here (.xgpu.phases), or NULL:
                              * where a resource manager re-sizes what a warp holds */
     uint8_t fence;          /* membar: 1 + its scope (XScope), else 0 (the coherence slot) */
+    uint32_t konst;         /* an XF_CONST operand: 1 + its parameter-buffer offset (it
+                             * issues once the constant cache holds the word), else 0 */
 } TmInsn;
 
 /* Issue-stall causes, best (closest to issuing) last. */

@@ -106,6 +106,7 @@ void tm_insn_info(const EmuConfig *c, const XInsn *in, uint8_t reuse, TmInsn *t)
     memset(t, 0, sizeof *t);
     t->cls = (uint8_t)insn_class(in);
     t->fence = in->op == XOP_membar ? (uint8_t)(in->mod + 1) : 0;
+    t->konst = in->flags & XF_CONST ? in->target + 1 : 0;
     t->latency = (uint32_t)tm_insn_latency(c, in, t->cls);
     for (unsigned i = 0; i < 2; i++)
         t->ndst = (uint8_t)operand_regs(in, 1, i, t->dst, t->ndst, TM_MAXDST);

@@ -92,6 +92,9 @@ struct LdSt {
     LdQueue q;              /* global, local and texel accesses (the L1 or texture cache) */
     LdQueue kq;             /* const and param accesses (the constant cache) */
     Cycle konst_free;       /* first cycle the constant cache's port takes a new access */
+    int const_waiting;      /* a warp waits for a constant-bank operand */
+    int const_news;         /* ... which may be ready now: a constant cache fill arrived, or
+                             * its fill was refused (ldst_const_news) */
     Cycle smem_free;        /* first cycle the shared-memory banks take a new access */
     TmReq *fillbuf;         /* [l1.mshr_merge] requests one fill completes */
     EmuUvm *uvm;            /* managed pages (NULL: none to migrate) */
@@ -448,9 +451,56 @@ int ldst_issue(LdSt *u, const TmAccess *a, uint64_t tag, Cycle now)
     return 0;
 }
 
+/* --- constant-bank operands ------------------------------------------------------------ */
+
+/* The constant cache's request for the parameter word at offset off (an XF_CONST operand:
+ * as a param load's, whose lines are the parameter buffer's offsets). */
+static TmReq const_req(const LdSt *u, uint32_t off, Cycle now)
+{
+    const Cache *c = &u->konst.c;
+    uint64_t line = off & ~(uint64_t)(c->line - 1);
+    return (TmReq){.line = line, .sectors = (uint8_t)(1u << ((off - line) / c->sector)),
+                   .kind = TM_READ, .sm = (uint16_t)u->sm, .atom = TM_NO_ATOM,
+                   .tag = L1_PREFETCH_TAG, .issued = now};
+}
+
+int ldst_const_ready(LdSt *u, uint32_t off, Cycle now)
+{
+    TmReq r = const_req(u, off, now);
+    CachePlan p;
+    cache_plan(&u->konst.c, &r, &p);
+    if (p.out == CACHE_HIT)
+        return 1;
+    if (p.out == CACHE_MISS) { /* else the fill is on its way, or an MSHR will free */
+        Cycle ready;
+        L1Result res = l1_access(&u->konst, &r, now, 1, &ready);
+        u->ctr->const_operand_misses += res == L1_MISS;
+        u->const_news |= res == L1_BLOCKED; /* try again next cycle */
+    }
+    u->const_waiting = 1;
+    return 0;
+}
+
+void ldst_const_read(LdSt *u, uint32_t off, Cycle now)
+{
+    TmReq r = const_req(u, off, now);
+    Cycle ready;
+    l1_access(&u->konst, &r, now, 1, &ready); /* a hit (ldst_const_ready): counted, touched */
+    u->ctr->const_operands++;
+}
+
+int ldst_const_news(LdSt *u)
+{
+    int news = u->const_news;
+    u->const_news = 0;
+    u->const_waiting &= !news; /* the scans will say again who still waits */
+    return news;
+}
+
 void ldst_fill(LdSt *u, const TmReq *resp, Cycle now)
 {
     L1 *c = resp->tag & L1_TEX_TAG ? &u->tex : resp->tag & L1_CONST_TAG ? &u->konst : &u->l1;
+    u->const_news |= c == &u->konst && u->const_waiting;
     unsigned k = l1_fill(c, resp, u->fillbuf, now);
     for (unsigned i = 0; i < k; i++)
         if (!(u->fillbuf[i].tag & L1_PREFETCH_TAG)) /* a prefetch: nobody waits */
@@ -535,6 +585,8 @@ Cycle ldst_wake(const LdSt *u, Cycle now)
     Cycle next = ldst_next(u, now);
     if (u->smem_free > now && u->smem_free < next)
         next = u->smem_free;
+    if (u->const_news)
+        return now + 1;
     return u->konst_free > now && u->konst_free < next ? u->konst_free : next;
 }
 

@@ -44,6 +44,16 @@ void ldst_assist(LdSt *u, LdPark park, LdHold hold, void *ctx);
 /* A read response reaches the L1 at cycle now: fills it and completes the accesses the
  * fill completes. */
 void ldst_fill(LdSt *u, const TmReq *resp, Cycle now);
+/* Constant-bank operands (XF_CONST; docs/timing.md, Constant cache). An instruction that
+ * reads the parameter word at offset off issues once ldst_const_ready says the constant
+ * cache holds it (1); until then (0) the warp waits, the first look having sent the line's
+ * fill. At its issue ldst_const_read counts the read (a hit) and touches the line. The
+ * operand takes no port of the cache: it comes with the register reads. */
+int ldst_const_ready(LdSt *u, uint32_t off, Cycle now);
+void ldst_const_read(LdSt *u, uint32_t off, Cycle now);
+/* Whether a waiting constant-bank operand may have become ready since the last call (a
+ * constant cache fill arrived, or a fill must be sent again): the issue scans look again. */
+int ldst_const_news(LdSt *u);
 /* Invalidates the L1's lines (not those with a miss in flight): a coherence action. */
 void ldst_invalidate_l1(LdSt *u);
 /* Accepts a warp-level access at cycle now, or returns -1 when the unit cannot take it

@@ -497,6 +497,8 @@ static int issue(TmSm *sm, TmSubcore *sc, uint16_t slot, const TmInsn *ti, int o
         sm->ctr->l1_fence_flushes++;
     }
     tm_sched_note(sc->sched, slot);
+    if (ti->konst && sm->ldst)
+        ldst_const_read(sm->ldst, ti->konst - 1, now);
     if (sm->coll->warp_issued)
         sm->coll->warp_issued(sm, slot);
     if (sm->res->issued)
@@ -556,6 +558,8 @@ static unsigned warp_ready(const TmSm *sm, const TmSubcore *sc, const TmWarp *w,
         return cls == TC_LDST ? TS_MEM : TS_UNIT;
     if (cls == TC_LDST && sc->mem_blocked)
         return TS_MEM;
+    if ((*ti)->konst && sm->ldst && !ldst_const_ready(sm->ldst, (*ti)->konst - 1, now))
+        return TS_MEM; /* its constant-bank operand is not in the constant cache yet */
     return TS_ISSUED;
 }
 
@@ -588,6 +592,8 @@ static int pair_ready(const TmSm *sm, const TmSubcore *sc, const TmWarp *w, cons
         if (read[ti->dst[j] >> 6] >> (ti->dst[j] & 63) & 1)
             return 0;
     if (ti->cls == TC_LDST && sc->mem_blocked)
+        return 0;
+    if (ti->konst && sm->ldst && !ldst_const_ready(sm->ldst, ti->konst - 1, now))
         return 0;
     return k ? tm_unit_takes(sm, sc, ti->cls, k, now) : sc->issue_at[ti->cls] <= now;
 }
@@ -739,6 +745,9 @@ static int mem_tick(TmSm *sm, Cycle now)
     if (!sm->ldst)
         return 0;
     int work = ldst_tick(sm->ldst, now);
+    if (ldst_const_news(sm->ldst))
+        for (uint32_t i = 0; i < sm->nsc; i++)
+            sm->sc[i].issue_wake = 0; /* a warp waiting on a constant-bank operand may go */
     uint64_t tag;
     while (ldst_done(sm->ldst, &tag, now)) {
         if (tag & TM_TAG_RES)

@@ -86,6 +86,7 @@ enum {
     XI_EXIT = 1u << 5,    /* ends the active lanes */
     XI_BARRIER = 1u << 6, /* block-wide barrier */
     XI_ATOMIC = 1u << 7,  /* read-modify-write done atomically */
+    XI_CONST = 1u << 8,   /* one source may read the constant bank (XF_CONST) */
 };
 
 /* Operand types (XInsn.type, .type2). Widths: 8/16 only for memory and cvt. */
@@ -217,7 +218,14 @@ enum {
     XF_UNIFORM = 1u << 1, /* branch proven uniform: never splits the warp */
     XF_NEG = 1u << 2,     /* brc: branch when the condition is zero */
     XF_TOSPACE = 1u << 3, /* cvta: generic -> space */
+    XF_CONST = 1u << 4,   /* source slot csrc reads the constant bank: the kernel parameter
+                           * buffer's word(s) at byte offset target (c[target]), not a
+                           * register; only on XI_CONST opcodes (xisa_const_regs) */
 };
+
+/* Largest constant-bank offset an XF_CONST operand may name: CUDA's 32,764-byte limit on a
+ * kernel's parameters (CUDA C++ Programming Guide, "Function Parameters", CUDA 12.1). */
+#define XISA_CONST_MAX 32764u
 
 #define XREG_RZ 255u    /* zero register */
 #define XREG_MAX 255u   /* registers r0..r254 are allocatable */
@@ -247,9 +255,9 @@ typedef struct XInsn {
     uint8_t sub;     /* sub-operation: XAtom (atom), XShfl, XVote, XRed, XMath, hmma's
                       * quadrant; ld/st: 0, or log2 of a required alignment larger than
                       * the access size (at most XISA_MEM_ALIGN_MAX); else 0 */
-    uint8_t pad;     /* zero */
+    uint8_t csrc;    /* XF_CONST: the source slot that reads the constant bank; else 0 */
     int64_t imm;     /* immediate operand, memory offset, barrier id or symbol addend */
-    uint32_t target; /* branch target pc, or gaddr's symbol index */
+    uint32_t target; /* branch target pc, gaddr's symbol index, or XF_CONST's byte offset */
     uint32_t reconv; /* brc: reconvergence pc (immediate post-dominator) */
 } XInsn;
 
@@ -307,6 +315,9 @@ XUnit xisa_insn_unit(const XInsn *in, int *is_f64);
  * and gaddr's result are 64-bit; s2r's result is 64-bit only for clock64. hmma's operands
  * are 32-bit; its d1 and s5 are used only for an f32 D and C. */
 unsigned xisa_operand_regs(const XInsn *in, int dst, unsigned i);
+/* Registers' worth (1 or 2) of the XF_CONST operand: the width source slot csrc would
+ * have as a register; 0 when the instruction has none. */
+unsigned xisa_const_regs(const XInsn *in);
 
 /* Memento reuse bits (docs/hints.md): one byte per instruction; bit XREUSE_SRC(i) or
  * XREUSE_DST(i) set means that operand's value is read again within RTHLD instructions

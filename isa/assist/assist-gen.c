@@ -132,10 +132,10 @@ static void put_insn(FILE *f, const XInsn *in, uint32_t pc)
         p[0] = '+';
     fprintf(f, "    /* %4u: %s */\n", pc, text);
     fprintf(f, "    {.op = XOP_%s, .type = %u, .type2 = %u, .mod = %u, .flags = %u, "
-               ".dst = {%u, %u}, .src = {%u, %u, %u, %u, %u, %u}, .sub = %u, .pad = %u,\n",
+               ".dst = {%u, %u}, .src = {%u, %u, %u, %u, %u, %u}, .sub = %u, .csrc = %u,\n",
             xisa_ops[in->op].name, in->type, in->type2, in->mod, in->flags, in->dst[0],
             in->dst[1], in->src[0], in->src[1], in->src[2], in->src[3], in->src[4], in->src[5],
-            in->sub, in->pad);
+            in->sub, in->csrc);
     if (in->imm == INT64_MIN)
         fprintf(f, "     .imm = INT64_MIN");
     else

@@ -20,6 +20,12 @@
  *   mad    add(mul(a, b), c) becomes mad(a, b, c), c a register or an immediate
  *   offset a memory operand [add(b, #c) + o] becomes [b + c + o]; [mov #c + o] becomes
  *          [rz + c + o]
+ *   const  after the rules above, in a walk of its own: a source defined by a 32- or
+ *          64-bit `ld.param [c]` becomes the constant-bank operand c[c] (XF_CONST, one
+ *          per instruction, on XI_CONST opcodes), as NVIDIA's compiler reads kernel
+ *          parameters from constant bank 0 (IMAD R0, R1, c[0x0][0x0], R2); then every
+ *          such load becomes `mov d, c[c]`, an integer-unit instruction instead of a trip
+ *          through the LD/ST unit, and the sweep removes those nothing reads
  *
  * SSA makes each rewrite local: a value has one definition, so an instruction may read
  * its producer's operands directly (they are defined where the producer is, which
@@ -312,6 +318,49 @@ static int fold_offset(Fold *F, MInsn *in)
     return 1;
 }
 
+/* const: the parameter word(s) an `ld.param [c]` into a 32- or 64-bit register reads
+ * (no extension, aligned): *off = c. */
+static int param_word(const MInsn *d, uint32_t *off)
+{
+    unsigned size = xisa_type_size((XType)d->x.type);
+    if (d->x.op != XOP_ld || d->x.mod != XS_PARAM || d->src[0] != MREG_RZ || size < 4 ||
+        d->x.imm < 0 || d->x.imm % size || d->x.imm > (int64_t)(XISA_CONST_MAX - size))
+        return 0;
+    *off = (uint32_t)d->x.imm;
+    return 1;
+}
+
+/* const: the first register source of in that a parameter load defines, with the width
+ * the slot reads, becomes c[off]. */
+static void fold_const(Fold *F, MInsn *in)
+{
+    uint32_t off;
+    if (!(xisa_ops[in->x.op].flags & XI_CONST) || (in->x.flags & XF_CONST))
+        return;
+    for (unsigned i = 0, n = mir_nsrc(in); i < n; i++) {
+        const MInsn *d = def_of(F, in->src[i]);
+        if (!d || !param_word(d, &off) ||
+            xisa_type_regs((XType)d->x.type) != xisa_operand_regs(&in->x, 0, i))
+            continue;
+        set_src(F, in, i, MREG_RZ);
+        in->x.flags |= XF_CONST;
+        in->x.csrc = (uint8_t)i;
+        in->x.target = off;
+        return;
+    }
+}
+
+/* const: a parameter load becomes `mov d, c[off]`. */
+static void param_to_mov(MInsn *in)
+{
+    uint32_t off;
+    if (!param_word(in, &off))
+        return;
+    XType t = xisa_type_size((XType)in->x.type) == 8 ? XT_U64 : XT_U32;
+    in->x = (XInsn){.op = XOP_mov, .type = (uint8_t)t, .flags = XF_CONST, .target = off};
+    in->src[0] = MREG_RZ;
+}
+
 /* Instructions that only compute their destinations. */
 static int pure(const MInsn *in)
 {
@@ -419,6 +468,12 @@ int mir_fold(MFunc *f)
             }
             fold_zero(&F, in);
         }
+    for (uint32_t b = 0; b < f->nblocks; b++)
+        for (uint32_t i = 0; i < f->blocks[b].nins; i++)
+            fold_const(&F, &f->blocks[b].ins[i]);
+    for (uint32_t b = 0; b < f->nblocks; b++)
+        for (uint32_t i = 0; i < f->blocks[b].nins; i++)
+            param_to_mov(&f->blocks[b].ins[i]); /* the sweep removes those nothing reads */
     sweep(&F);
     free(F.def);
     free(F.uses);
