@@ -247,3 +247,48 @@ Test(fold, phi_inputs_keep_their_constants)
     cr_assert_eq(count_op(XOP_mov), 1);
     cr_assert(f->blocks[1].ins[0].x.flags & XF_IMM, "the add still folds it");
 }
+
+/* const: a parameter becomes a constant-bank operand of its uses, one per instruction; a
+ * parameter still needed in a register (a load's address, the second operand of an
+ * instruction that has one) becomes mov from c[]; no parameter load is left. */
+Test(fold, parameters_become_constant_bank_operands)
+{
+    MReg t = t_tid(f, 0);
+    MReg n = t_ld(f, 0, XS_PARAM, 8, 0);   /* a u32 parameter */
+    MReg p = t_ld(f, 0, XS_PARAM, 16, 1);  /* a pointer */
+    MReg a = t_op(f, 0, XOP_sub, t, n);     /* t - n: n read from c[8] */
+    MReg b = t_op(f, 0, XOP_mul, n, n);     /* n * n: c[8] once, then a register */
+    MReg v = t_ldg(0, p, 4);                /* p[1]: an address needs a register */
+    t_st(f, 0, 0, a);
+    t_st(f, 0, 4, b);
+    t_st(f, 0, 8, v);
+    t_exit(f, 0);
+    MSim *init = at_tid(3);
+    uint32_t nv = 7, want = 1234;
+    uint64_t pv = 64;
+    memcpy(init->param + 8, &nv, 4);
+    memcpy(init->param + 16, &pv, 8);
+    memcpy(init->global + 68, &want, 4);
+    static MSim s;
+    run_both(12, &s, init);
+    cr_assert_eq(sim_u32(&s, 0), 3u - 7u);
+    cr_assert_eq(sim_u32(&s, 4), 49);
+    cr_assert_eq(sim_u32(&s, 8), want);
+    cr_assert_eq(count_op(XOP_ld), 1, "only the global load: the parameter loads are gone");
+    const MInsn *sub = find_op(XOP_sub);
+    cr_assert(sub->x.flags & XF_CONST);
+    cr_assert_eq(sub->x.csrc, 1);
+    cr_assert_eq(sub->x.target, 8);
+    cr_assert_eq(sub->src[1], MREG_RZ);
+    const MInsn *mul = find_op(XOP_mul);
+    cr_assert(mul->x.flags & XF_CONST);
+    cr_assert(mir_is_vreg(mul->src[1 - mul->x.csrc]), "the second read of n is a register");
+    cr_assert_eq(count_op(XOP_mov), 2, "n for the mul and p for the load");
+    for (uint32_t i = 0; i < f->blocks[0].nins; i++) {
+        const MInsn *in = &f->blocks[0].ins[i];
+        if (in->x.op == XOP_mov) {
+            cr_assert(in->x.flags & XF_CONST);
+            cr_assert(in->x.target == 8 || (in->x.target == 16 && in->x.type == XT_U64));
+        }
+    }
+}

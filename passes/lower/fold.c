@@ -43,6 +43,7 @@
 #include "mir.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct Fold {
     MFunc *f;
@@ -356,8 +357,11 @@ static void param_to_mov(MInsn *in)
     uint32_t off;
     if (!param_word(in, &off))
         return;
-    XType t = xisa_type_size((XType)in->x.type) == 8 ? XT_U64 : XT_U32;
-    in->x = (XInsn){.op = XOP_mov, .type = (uint8_t)t, .flags = XF_CONST, .target = off};
+    XInsn x = {.op = XOP_mov, .flags = XF_CONST, .target = off};
+    x.type = (uint8_t)(xisa_type_size((XType)in->x.type) == 8 ? XT_U64 : XT_U32);
+    memcpy(x.dst, in->x.dst, sizeof x.dst);
+    memset(x.src, XREG_RZ, sizeof x.src); /* as mir_append leaves them */
+    in->x = x;
     in->src[0] = MREG_RZ;
 }
 
