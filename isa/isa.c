@@ -12,7 +12,9 @@
  *     opcode; on ld/st 0 or the log2 of an alignment above the access size, at most
  *     16; atomics only on generic, global and shared memory; the 32-bit-only ops shfl,
  *     vote, actmask, barred, prmt and vprintf are untyped or carry a 32-bit type);
- *   - unused register slots are RZ, pad is zero, unused imm/target/reconv are zero;
+ *   - unused register slots are RZ, unused imm/target/reconv are zero; a constant-bank
+ *     operand (XF_CONST) is in a register slot of an XI_CONST opcode, aligned and within
+ *     XISA_CONST_MAX, and csrc is zero without one;
  *   - a 64-bit operand names an even register (or RZ);
  *   - branch targets are < ncode and reconvergence points <= ncode.
  */
@@ -427,9 +429,9 @@ static int check_regs(const XInsn *in, const char *name, char *err, size_t n)
     return 0;
 }
 
-/* An XF_CONST operand: on an XI_CONST opcode, a source slot that would hold a register
- * (not the immediate's; check_regs has seen that it holds rz), at an offset aligned to its width, within
- * XISA_CONST_MAX; csrc is zero without XF_CONST. */
+/* An XF_CONST operand: on an XI_CONST opcode, in a source slot that would hold a register
+ * (not the immediate's; check_regs has seen that it holds rz), at an offset aligned to
+ * its width, within XISA_CONST_MAX; csrc is zero without XF_CONST. */
 static int check_const(const XInsn *in, const char *name, char *err, size_t n)
 {
     if (!(in->flags & XF_CONST))
