@@ -558,9 +558,16 @@ static unsigned warp_ready(const TmSm *sm, const TmSubcore *sc, const TmWarp *w,
         return cls == TC_LDST ? TS_MEM : TS_UNIT;
     if (cls == TC_LDST && sc->mem_blocked)
         return TS_MEM;
-    if ((*ti)->konst && sm->ldst && !ldst_const_ready(sm->ldst, (*ti)->konst - 1, now))
-        return TS_MEM; /* its constant-bank operand is not in the constant cache yet */
     return TS_ISSUED;
+}
+
+/* Whether ti's constant-bank operand is in the constant cache (ldst_const_ready): the
+ * last condition of issue, after warp_ready, which every scan runs for every warp and
+ * which stays small enough to be inlined there. */
+static __attribute__((noinline)) int konst_ready(const TmSm *sm, const TmInsn *ti,
+                                                  Cycle now)
+{
+    return !sm->ldst || ldst_const_ready(sm->ldst, ti->konst - 1, now);
 }
 
 /* Why warp slot cannot issue now (TS_ISSUED: it can); *ocu gets a free collector, or
@@ -569,6 +576,8 @@ static unsigned can_issue(TmSm *sm, TmSubcore *sc, uint16_t slot, const TmInsn *
                           int *ocu, Cycle now)
 {
     unsigned why = warp_ready(sm, sc, &sm->warp[slot], ti, now);
+    if (why == TS_ISSUED && (*ti)->konst && !konst_ready(sm, *ti, now))
+        why = TS_MEM; /* its constant-bank operand is not in the constant cache yet */
     if (why == TS_ISSUED && sm->res->issue && sm->res->issue(sm, slot, *ti, now))
         return TS_RESOURCE;
     if (why != TS_ISSUED || (*ti)->cls == TC_CTRL)
@@ -593,7 +602,7 @@ static int pair_ready(const TmSm *sm, const TmSubcore *sc, const TmWarp *w, cons
             return 0;
     if (ti->cls == TC_LDST && sc->mem_blocked)
         return 0;
-    if (ti->konst && sm->ldst && !ldst_const_ready(sm->ldst, ti->konst - 1, now))
+    if (ti->konst && !konst_ready(sm, ti, now))
         return 0;
     return k ? tm_unit_takes(sm, sc, ti->cls, k, now) : sc->issue_at[ti->cls] <= now;
 }
@@ -683,7 +692,8 @@ static int pending_ready(const TmSm *sm, const TmSubcore *sc, Cycle now)
     const TmSched *s = sc->sched;
     for (uint32_t i = 0; i < s->npend; i++) {
         const TmInsn *ti;
-        if (warp_ready(sm, sc, &sm->warp[s->pend[i]], &ti, now) == TS_ISSUED)
+        if (warp_ready(sm, sc, &sm->warp[s->pend[i]], &ti, now) == TS_ISSUED &&
+            (!ti->konst || konst_ready(sm, ti, now)))
             return 1;
     }
     return 0;
