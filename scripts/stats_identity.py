@@ -7,8 +7,10 @@ every figure as it was.
   scripts/stats_identity.py compare OLD_DIR NEW_DIR [--new-keys]
 
 snapshot runs each compiled sample of BUILD_DIR/samples in timing mode under each policy
-of bench/memento_eval.py on its default preset (accelsim-rtx2060), and under the baseline on
-every other preset, and writes OUT_DIR/SAMPLE.PRESET.POLICY.json: the statistics JSON
+of bench/memento_eval.py on its default preset (accelsim-rtx2060), under every other
+mechanism (MECHANISMS: CABA, Zorua, WLM, the Locality Descriptor, XMem, HALCONE and the
+simpler policies of the remaining slots) and under the baseline on every other preset,
+and writes OUT_DIR/SAMPLE.PRESET.POLICY.json: the statistics JSON
 with the host's own figures (host_seconds, host_cpu_seconds: this machine, not the model)
 removed, keys sorted. compare reports every file that differs or exists on one side only
 and exits 1 if any does; the files are otherwise byte-identical. With --new-keys, the
@@ -31,6 +33,21 @@ from memento_eval import POLICIES  # noqa: E402
 DEFAULT_PRESET = "accelsim-rtx2060"
 OTHER_PRESETS = ["gtx480", "kepler", "maxwell"]
 HOST_FIELDS = {"host_seconds", "host_cpu_seconds"}
+# Every other mechanism, each as one (name, preset, settings): together with POLICIES they
+# select every choice of every policy slot at least once.
+MECHANISMS = [
+    ("caba", DEFAULT_PRESET, "mem.transform=caba;caba.mode=caba;core.assist=caba"),
+    ("caba-hw", DEFAULT_PRESET, "mem.transform=caba;caba.mode=hw;caba.algo=best"),
+    ("zorua", DEFAULT_PRESET, "core.resource_mgr=zorua"),
+    ("wlm", DEFAULT_PRESET, "core.resource_mgr=wlm"),
+    ("ldesc", DEFAULT_PRESET, "ldesc.mode=all"),
+    ("xmem", DEFAULT_PRESET, "xmem.mode=on"),
+    ("slots", DEFAULT_PRESET, "l1.prefetch=stride;l2.prefetch=next-line;l1.insertion=bip;"
+     "l2.insertion=lip;mem.observer=hints;mem.transform=zero;core.sched=two-level"),
+    ("halcone", "halcone-mgpu", ""),
+    ("lease", "halcone-mgpu", "coherence=lease;numa.map=first-touch"),
+    ("ldesc-numa", "ldesc-numa", "numa.map=ldesc;ldesc.mode=all"),
+]
 
 
 def one(build, name, preset, policy, overrides, out):
@@ -59,6 +76,7 @@ def snapshot(argv):
     build, out, names = argv[0], argv[1], sample_names(argv[2:])
     os.makedirs(out, exist_ok=True)
     work = [(n, DEFAULT_PRESET, p, ov) for n in names for p, ov in POLICIES]
+    work += [(n, pr, m, ov) for n in names for m, pr, ov in MECHANISMS]
     work += [(n, pr, "baseline", "") for n in names for pr in OTHER_PRESETS]
     failed = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
