@@ -1,5 +1,5 @@
 /*
- * fuzz_compress.c - libFuzzer target for the line codecs (emulator/mech/compress_*.c).
+ * fuzz_compress.c - libFuzzer target for the line codecs (emulator/mech/common/compress_*.c).
  *
  * The decoders take bytes that come from memory, so they must refuse anything no encoder
  * writes without reading past the input or writing past the line. An input is read as:
@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mech/compress.h"
+#include "mech/common/compress.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

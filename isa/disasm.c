@@ -9,7 +9,7 @@
  * phase specifiers as `.phase` lines (after the `.loc` lines) before their instruction,
  * with `.phases DELTA GAP` among the module directives. The CABA assist routines
  * (.xgpu.assist) are not printed: the assembler has no form for them, and their text is
- * their source files (emulator/mech/assist/).
+ * their source files (emulator/mech/caba/assist/).
  */
 #include <inttypes.h>
 #include <stdio.h>

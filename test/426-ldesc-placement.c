@@ -1,5 +1,5 @@
 /*
- * 426-ldesc-placement.c - CTA clustering (ldesc.mode = cta; mech/ldesc.c, Algorithm 1 of
+ * 426-ldesc-placement.c - CTA clustering (ldesc.mode = cta; mech/ldesc/ldesc.c, Algorithm 1 of
  * the Locality Descriptor paper): each CTA records the SM it ran on, and the placement of
  * a small grid is checked CTA by CTA against the clusters worked out by hand: a C-Tile
  * per SM when the grid holds exactly one per SM, C-Tiles halved along their largest

@@ -1,6 +1,6 @@
 /*
  * 427-ldesc-numa.c - the Locality Descriptor on a multi-module GPU (numa.map = ldesc;
- * mech/ldesc_numa.c, Algorithm 2): a small case worked out by hand. Two zones; A is 64
+ * mech/ldesc/ldesc_numa.c, Algorithm 2): a small case worked out by hand. Two zones; A is 64
  * rows of 256 floats whose D-Tiles are 16 rows (16 KB, contiguous) paired with C-Tiles
  * that are rows of a 4 x 4 grid; B is 64 KB whose D-Tiles are 16 KB chunks paired with
  * 2 x 2 C-Tiles. Zone bits from bit 14 up keep every A D-Tile in one zone; 14 is the
@@ -11,7 +11,7 @@
  */
 #include "400-timing-util.h"
 #include "hints.h"
-#include "mech/ldesc.h"
+#include "mech/ldesc/ldesc.h"
 #include "xgpu/ldesc.h"
 
 #define A_BASE 0x100000ull

@@ -1,6 +1,6 @@
 /*
  * 508-l1-prefetch.c - the L1 prefetch slot with the stride prefetcher (l1.prefetch =
- * stride, emulator/mech/stride.c) through the LD/ST unit and the real memory system:
+ * stride, emulator/mech/prefetch/stride.c) through the LD/ST unit and the real memory system:
  * no prefetch before a stride was seen twice; the third access of a steady stride
  * fetches the fourth, which then hits at the L1 hit latency (and merges into the
  * prefetch when it comes too early); each (pc, warp) has its own stride; a line already

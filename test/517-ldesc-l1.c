@@ -1,5 +1,5 @@
 /*
- * 517-ldesc-l1.c - the Locality Descriptor's L1 policies (ldesc.mode = cache; mech/ldesc.c)
+ * 517-ldesc-l1.c - the Locality Descriptor's L1 policies (ldesc.mode = cache; mech/ldesc/ldesc.c)
  * through the LD/ST unit and the real memory system, each on a hand-made descriptor:
  * a hard-pinned line survives a stream through its set until the pinning timer clears
  * it; a set whose every way is hard-pinned gives up way 0, not its LRU line; a soft-pinned

@@ -1,5 +1,5 @@
 /*
- * 518-xmem.c - XMem's hardware (xmem.mode; mech/xmem.c). The atom management unit, driven
+ * 518-xmem.c - XMem's hardware (xmem.mode; mech/xmem/xmem.c). The atom management unit, driven
  * directly: the 512-byte-block atom map (a block takes the atom of the first range that
  * overlaps it), the lookaside buffer's hits, misses, LRU replacement within a set and the
  * cycle an access may complete after a miss. Through the LD/ST unit and the real memory

@@ -1,5 +1,5 @@
 /*
- * 537-halcone.c - HALCONE's timestamp coherence (coherence = halcone; mech/halcone.c) in
+ * 537-halcone.c - HALCONE's timestamp coherence (coherence = halcone; mech/halcone/halcone.c) in
  * a two-GPU shared-memory system, through memsys_send / memsys_recv and the slot's L1
  * hooks: the numbers of the paper's Fig. 5 walk-through (leases (10, 0) and (7, 0), a
  * write to Y answered (12, 8) and one to X (15, 11), the writer's clock moving to 8 and

@@ -13,9 +13,9 @@
 
 #include "600-rf-util.h"
 #include "config/config.h"
-#include "mech/ccu.h"
+#include "mech/memento/ccu.h"
 #include "mech/mech.h"
-#include "mech/memento.h"
+#include "mech/memento/memento.h"
 #include "stats/printer.h"
 
 /* One SM of nocu caching collectors under core.sched = memento, its launch state made by
@@ -447,8 +447,8 @@ Test(memento_config, errors_name_the_key)
     EmuConfig c;
     char err[256];
     emu_config_defaults(&c);
-    cr_expect_eq(emu_config_sthld(&c), -1, "dynamic by default");
+    cr_expect_eq(memento_sthld(&c), -1, "dynamic by default");
     cr_assert_eq(emu_config_set(&c, "memento.sthld", "7", err, sizeof err), 0);
-    cr_expect_eq(emu_config_sthld(&c), 7);
+    cr_expect_eq(memento_sthld(&c), 7);
     cr_expect_eq(emu_config_check(&c, err, sizeof err), 0, "%s", err);
 }

@@ -1,5 +1,5 @@
 /*
- * 607-regcache-units.c - the baseline register caches (mech/regcache.c) driven directly:
+ * 607-regcache-units.c - the baseline register caches (mech/regcache/regcache.c) driven directly:
  * BOW's window arithmetic (a register is bypassed exactly when the last instruction
  * that touched it is fewer than rf.bow_window instructions back; results count as
  * touches), the rfc cache (results allocated first in first out, reads never, only for
@@ -12,7 +12,7 @@
 #include "600-rf-util.h"
 #include "config/config.h"
 #include "mech/mech.h"
-#include "mech/regcache.h"
+#include "mech/regcache/regcache.h"
 #include "timing/sched.h"
 
 

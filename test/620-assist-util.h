@@ -1,8 +1,8 @@
 /*
  * 620-assist-util.h - what the tests of CABA's assist routines (622 decompression, 623
- * compression) share: loading a routine's assembly from emulator/mech/assist/, the
+ * compression) share: loading a routine's assembly from emulator/mech/caba/assist/, the
  * fixed-seed lines of every kind the codecs must see, and the tally of the encodings,
- * patterns and codes that occurred. Include after 300-emu-util.h and mech/compress.h; the
+ * patterns and codes that occurred. Include after 300-emu-util.h and mech/common/compress.h; the
  * test defines `dev`, the device the routines load on.
  */
 #ifndef XGPU_TEST_620_ASSIST_UTIL_H
@@ -12,10 +12,10 @@
 #include <stdio.h>
 
 #include "300-emu-util.h"
-#include "mech/compress.h"
+#include "mech/common/compress.h"
 #include "xtest.h"
 
-#define ASSIST_DIR XGPU_SOURCE_DIR "/emulator/mech/assist/"
+#define ASSIST_DIR XGPU_SOURCE_DIR "/emulator/mech/caba/assist/"
 #define LINES_PER_KIND 96
 #define NKINDS 13
 

@@ -1,5 +1,5 @@
 /*
- * 620-compress.c - the line codecs of CABA's compression (mech/compress_*.c) driven
+ * 620-compress.c - the line codecs of CABA's compression (mech/common/compress_*.c) driven
  * directly: BDI's sizes per encoding on 64 and 128 B lines, each encoding chosen on a
  * hand-built line with its exact size (the tie rule and the delta-range boundaries
  * included) and one line's bytes in full; FPC's and C-Pack's heads, payloads and sizes on
@@ -10,7 +10,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "mech/compress.h"
+#include "mech/common/compress.h"
 
 static const XcAlgo algos[] = {XC_BDI, XC_FPC, XC_CPACK};
 static const unsigned sizes[] = {64, 128};

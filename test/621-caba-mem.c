@@ -10,7 +10,7 @@
  * without metadata. The keys go together and are checked.
  */
 #include "500-mem-util.h"
-#include "mech/compress.h"
+#include "mech/common/compress.h"
 
 /* One bank per channel makes a metadata read and the data read behind it meet the same
  * bank, so the timing is the arithmetic below; 1 slice and 1 channel keep it one queue. */
@@ -291,10 +291,28 @@ static void expect_refused(const char *set, const char *what)
     cr_expect(strstr(err, what), "%s: '%s' does not name %s", set, err, what);
 }
 
+/* caba.mode alone selects the slots it needs; set the other way, they are refused. */
+static void expect_selects(const char *set, const char *transform, const char *assist)
+{
+    EmuConfig c;
+    char err[256] = "";
+    emu_config_defaults(&c);
+    cr_assert_eq(emu_config_set_list(&c, set, "test", err, sizeof err), 0, "%s", err);
+    cr_expect_eq(emu_config_check(&c, err, sizeof err), 0, "%s: %s", set, err);
+    cr_expect_str_eq(c.mem_transform, transform, "%s", set);
+    cr_expect_str_eq(c.core_assist, assist, "%s", set);
+}
+
 Test(caba_mem, keys_go_together_and_are_checked)
 {
-    expect_refused("caba.mode=hw-mem", "caba.mode");
+    expect_selects("caba.mode=hw-mem", "caba", "none");
+    expect_selects("caba.mode=caba", "caba", "caba");
+    expect_selects("caba.mode=caba;caba.mode=hw", "caba", "none");
+    expect_selects("caba.mode=caba;caba.mode=off", "none", "none");
     expect_refused("mem.transform=caba", "mem.transform");
+    expect_refused("caba.mode=hw;mem.transform=zero", "mem.transform");
+    expect_refused("caba.mode=hw;core.assist=caba", "core.assist");
+    expect_refused("caba.mode=caba;core.assist=none", "core.assist");
     expect_refused("mem.transform=caba;caba.mode=hw-mem;l1.line=32", "l1.line");
     expect_refused("mem.transform=caba;caba.mode=hw-mem;caba.md_line=64", "caba.md_line");
     expect_refused("mem.transform=caba;caba.mode=hw-mem;caba.md_cache_bytes=64",

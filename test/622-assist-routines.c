@@ -1,8 +1,8 @@
 /*
  * 622-assist-routines.c - CABA's decompression assist routines (Vijaykumar et al., "A Case
  * for Core-Assisted Bottleneck Acceleration in GPUs", ISCA 2015, Sec. 4) as xgpu assembly
- * (emulator/mech/assist/{bdi,fpc,cpack}_decomp.s), run on the functional emulator as one
- * warp per line against the C codecs (mech/compress_*.c): fixed-seed lines of many kinds
+ * (emulator/mech/caba/assist/{bdi,fpc,cpack}_decomp.s), run on the functional emulator as one
+ * warp per line against the C codecs (mech/common/compress_*.c): fixed-seed lines of many kinds
  * on 64 and 128 B lines are compressed with xc_compress, decoded by the routine in device
  * memory, and must come back byte for byte (the C decoder too), with nothing written past
  * the line. Every BDI encoding, every FPC prefix and every C-Pack code (and dictionary

@@ -1,8 +1,8 @@
 /*
  * 623-assist-compress.c - CABA's compression assist routines (Vijaykumar et al., "A Case
  * for Core-Assisted Bottleneck Acceleration in GPUs", ISCA 2015, Sec. 4) as xgpu assembly
- * (emulator/mech/assist/{bdi,fpc,cpack}_comp.s), run on the functional emulator as one
- * warp per line against the C encoders (mech/compress_*.c): fixed-seed lines of many
+ * (emulator/mech/caba/assist/{bdi,fpc,cpack}_comp.s), run on the functional emulator as one
+ * warp per line against the C encoders (mech/common/compress_*.c): fixed-seed lines of many
  * kinds on 64 and 128 B lines are compressed by the routine in device memory and by
  * xc_compress; the encoding, the size and the bytes [0, size) must be the same, nothing
  * may be written past the size (rounded up to a word), and the routine's output must

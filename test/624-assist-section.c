@@ -3,7 +3,7 @@
  * and as the emulator's loader keeps them.
  *
  * The built-in table (xgpu/assist.h, generated at build time) is exactly what assembling
- * each file of emulator/mech/assist/ gives: one routine per (algo, dir), its registers,
+ * each file of emulator/mech/caba/assist/ gives: one routine per (algo, dir), its registers,
  * parameter bytes and instructions. A module assembled from text with the table attached
  * and loaded, from memory (emu_load_module, which deep-copies it) or from its written
  * image (emu_load, through the reader), has all six decoded: emu_module_assist finds each
@@ -19,7 +19,7 @@
 #include "xgpu/assist.h"
 #include "xtest.h"
 
-#define ASSIST_DIR XGPU_SOURCE_DIR "/emulator/mech/assist/"
+#define ASSIST_DIR XGPU_SOURCE_DIR "/emulator/mech/caba/assist/"
 
 static EmuDevice *dev;
 

@@ -13,6 +13,7 @@
  *   - what is refused: core.assist without caba.mode, a module without the section.
  */
 #include "400-timing-util.h"
+#include "config/config.h"
 #include "xgpu/assist.h"
 
 #define ONE "gpu.sm_count=1;l2.slices=1;dram.channels=1;gpu.clock_khz=1000000;" \
@@ -256,10 +257,17 @@ Test(caba_assist, a_module_without_its_routines_is_refused_by_name)
     done(&r);
 }
 
+/* caba.mode = caba alone selects the assist slot (and the transform); the assist slot
+ * set against the mode is refused. */
 Test(caba_assist, the_keys_go_together)
 {
+    EmuConfig c;
+    char msg[256] = "";
+    cr_assert_eq(emu_config_from(&c, NULL, "caba.mode=caba", msg, sizeof msg), 0, "%s", msg);
+    cr_expect_str_eq(c.core_assist, "caba");
+    cr_expect_str_eq(c.mem_transform, "caba");
     static const char *const bad[] = {
-        ONE ";caba.mode=caba",      /* without core.assist */
+        ONE ";caba.mode=caba;core.assist=none",
         ONE ";caba.mode=hw;core.assist=caba",
         "core.assist=caba",
     };

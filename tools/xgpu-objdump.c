@@ -17,7 +17,7 @@
  * instructions (read from the file the line table names; when it cannot be read, a note
  * says so once and the listing falls back to `// file:line`). --asm prints each module as
  * an assembler listing (xgpubin_disassemble) that the assembler reads back to the same
- * module, less its assist routines (their text form: the files of emulator/mech/assist/).
+ * module, less its assist routines (their text form: the files of emulator/mech/caba/assist/).
  *
  * A host executable or object may also carry the host tables of hostsec.h: the XMem atom
  * table (section xgpu_atoms) and the Locality Descriptor table (xgpu_ldesc). They are

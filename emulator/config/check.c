@@ -18,6 +18,7 @@
 #include "xgpu/isa.h"
 #include "timing/cache_index.h"
 #include "timing/dram.h"
+#include "mech/registry.h"
 
 #define MAX_U32 UINT32_MAX
 #define MAX_U64 UINT64_MAX
@@ -45,11 +46,6 @@ static const CfgRange cfg_ranges[] = {
     {"system.link_latency",         1,   MAX_U32,     0, NULL},
     {"system.link_header_bytes",    1,   4096,        0, NULL},
     {"numa.interleave_bytes",       1,   1ull << 40,  1, NULL},
-    {"halcone.read_lease",          0,   0x7fff,      0, "timestamps are 16-bit"},
-    {"halcone.write_lease",         1,   0x7fff,      0, "timestamps are 16-bit"},
-    {"halcone.tsu_ways",            1,   64,          0, NULL},
-    {"halcone.tsu_entries",         0,   1u << 26,    0, NULL},
-    {"halcone.tsu_latency",         0,   1u << 20,    0, NULL},
     {"numa.page_bytes",             1,   1ull << 40,  1, NULL},
     {"gpu.max_threads_per_block",   1,   MAX_U32,     0, NULL},
     {"gpu.max_threads_per_sm",      1,   65536,       0, "2048 warp slots"},
@@ -75,22 +71,6 @@ static const CfgRange cfg_ranges[] = {
     {"core.wb_stages",              0,   64,          0, "a stage is a pipeline register"},
     {"rf.banks_per_subcore",        1,   256,         0, "one bank per register"},
     {"rf.collectors_per_subcore",   1,   256,         0, NULL},
-    {"rf.ct_entries",               1,   64,          0, NULL},
-    {"rf.bow_window",               1,   64,          0, NULL},
-    {"rf.rfc_entries",              1,   64,          0, NULL},
-    {"memento.interval",            1,   MAX_U64,     0, NULL},
-    {"zorua.reg_set",               1,   63,          0, "a set is at most 255 bytes per lane"},
-    {"zorua.smem_set",              32,  4096,        1, NULL},
-    {"zorua.epoch",                 1,   MAX_U64,     0, NULL},
-    {"caba.latency_bdi",            0,   4096,        0, "a DRAM read's added delay is 16-bit"},
-    {"caba.latency_fpc",            0,   4096,        0, "a DRAM read's added delay is 16-bit"},
-    {"caba.latency_cpack",          0,   4096,        0, "a DRAM read's added delay is 16-bit"},
-    {"caba.md_cache_ways",          1,   64,          0, NULL},
-    {"caba.md_line",                4,   4096,        1, NULL},
-    {"caba.md_bits",                1,   8,           1, "a line has at most 256 encodings"},
-    {"caba.pending",                1,   64,          0, NULL},
-    {"caba.throttle",               0,   100,         0, "a share of the issue slots, in percent"},
-    {"caba.throttle_window",        1,   1u << 20,    0, NULL},
     {"unit.int.ii",                 1,   MAX_U32,     0, NULL},
     {"unit.fp.ii",                  1,   MAX_U32,     0, NULL},
     {"unit.dp.ii",                  1,   MAX_U32,     0, NULL},
@@ -108,8 +88,6 @@ static const CfgRange cfg_ranges[] = {
     {"l1.ports",                    1,   MAX_U32,     0, NULL},
     {"tex.bytes",                   1,   64u << 20,   0, NULL},
     {"l1.prefetch_queue",           1,   4096,        0, NULL},
-    {"stride.entries",              1,   1u << 16,    0, NULL},
-    {"stride.degree",               1,   64,          0, NULL},
     {"tex.ways",                    1,   MAX_U32,     0, NULL},
     {"tex.mshrs",                   1,   4096,        0, NULL},
     {"tex.mshr_merge",              1,   1024,        0, NULL},
@@ -139,6 +117,9 @@ static const CfgRange cfg_ranges[] = {
     {"dram.write_queue",            1,   4096,        0, NULL},
     {"dram.bank_groups",            1,   1024,        0, NULL},
     {"l2.queue",                    1,   65536,       0, NULL},
+    /* the mechanisms' keys (emulator/mech/NAME/keys.def) */
+#define CFG_RANGE(key, min, max, pow2, why) {key, min, max, pow2, why},
+#include "mech/all_keys.def"
 };
 
 /* An integer key's value (U32/U64), or -1 when the key is missing or not an integer. */
@@ -247,31 +228,9 @@ static int cfg_check_core(const EmuConfig *c, char *err, size_t n)
     return 0;
 }
 
-/* The collector and Memento keys (docs/memento.md). */
-static int cfg_check_memento(const EmuConfig *c, char *err, size_t n)
+/* The energy per event of the register file and the memory system (docs/stats.md). */
+static int cfg_check_energy(const EmuConfig *c, char *err, size_t n)
 {
-    int ccu = strcmp(c->rf_collector, "ccu") == 0;
-    if ((strcmp(c->core_sched, "rfc") == 0 || strcmp(c->core_sched, "swrfc") == 0) &&
-        strcmp(c->rf_collector, "ocu") != 0) {
-        snprintf(err, n, "core.sched: %s has its own register-file cache; use rf.collector = "
-                 "ocu (got %s)", c->core_sched, c->rf_collector);
-        return -1;
-    }
-    if (strncmp(c->core_sched, "memento", 7) == 0 && !ccu) {
-        snprintf(err, n, "core.sched: %s needs rf.collector = ccu (got %s)", c->core_sched,
-                 c->rf_collector);
-        return -1;
-    }
-    if (emu_config_sthld(c) < -1) {
-        snprintf(err, n, "memento.sthld: expected dynamic or a number 0..%u "
-                 "(memento.sthld_max), got '%s'", c->memento_sthld_max, c->memento_sthld);
-        return -1;
-    }
-    if (c->memento_sl_boundary < 0) {
-        snprintf(err, n, "memento.sl_boundary: must not be negative, got %g",
-                 c->memento_sl_boundary);
-        return -1;
-    }
     const struct { const char *key; double v; } energy[] = {
         {"energy.bank_read", c->energy_bank_read}, {"energy.bank_write", c->energy_bank_write},
         {"energy.xbar", c->energy_xbar},           {"energy.ct_read", c->energy_ct_read},
@@ -387,120 +346,12 @@ static int cfg_check_names(const EmuConfig *c, char *err, size_t n)
     return 0;
 }
 
-/* Zorua's percentages, and its swap space in the memory system (docs/zorua.md). */
-static int cfg_check_zorua(const EmuConfig *c, char *err, size_t n)
-{
-    const struct { const char *key; double v, max; } pct[] = {
-        {"zorua.o_default", c->zorua_o_default, c->zorua_o_max},
-        {"zorua.o_step", c->zorua_o_step, 100},
-        {"zorua.o_max", c->zorua_o_max, 300},
-        {"zorua.min_occupancy", c->zorua_min_occupancy, 100},
-    };
-    for (size_t i = 0; i < sizeof pct / sizeof pct[0]; i++)
-        if (pct[i].v < 0 || pct[i].v > pct[i].max) {
-            snprintf(err, n, "%s: expected a percentage in [0, %g]%s, got %g", pct[i].key,
-                     pct[i].max, i == 0 ? " (zorua.o_max)" : "", pct[i].v);
-            return -1;
-        }
-    if (strcmp(c->core_resource_mgr, "zorua") == 0 && c->core_mem_latency) {
-        snprintf(err, n, "core.mem_latency: core.resource_mgr = zorua swaps registers and "
-                 "shared memory through the memory system, which core.mem_latency = %u "
-                 "replaces (set it to 0)", c->core_mem_latency);
-        return -1;
-    }
-    return 0;
-}
-
-/* CABA's compressed memory (docs/caba.md): the mode and the transform go together, and
- * the codecs take 64- and 128-byte lines. */
-static int cfg_check_caba(const EmuConfig *c, char *err, size_t n)
-{
-    int on = strcmp(c->caba_mode, "off") != 0, caba = strcmp(c->mem_transform, "caba") == 0;
-    if (on != caba) {
-        snprintf(err, n, "%s: the compressed memory is mem.transform = caba with caba.mode "
-                 "caba, hw-mem, hw or ideal; set both (got mem.transform = %s, caba.mode = %s)",
-                 on ? "caba.mode" : "mem.transform", c->mem_transform, c->caba_mode);
-        return -1;
-    }
-    int assist = strcmp(c->caba_mode, "caba") == 0, aw = strcmp(c->core_assist, "caba") == 0;
-    if (assist != aw) {
-        snprintf(err, n, "%s: CABA's assist warps are core.assist = caba with caba.mode = "
-                 "caba; set both (got core.assist = %s, caba.mode = %s)",
-                 assist ? "caba.mode" : "core.assist", c->core_assist, c->caba_mode);
-        return -1;
-    }
-    if (assist && c->core_mem_latency) {
-        snprintf(err, n, "caba.mode = caba needs the memory system (core.mem_latency = 0)");
-        return -1;
-    }
-    if (c->caba_assist_regs != EMU_CFG_AUTO && c->caba_assist_regs > 255) {
-        snprintf(err, n, "caba.assist_regs: at most 255 registers per thread, got %llu",
-                 (unsigned long long)c->caba_assist_regs);
-        return -1;
-    }
-    if (caba && c->l1_line != 64 && c->l1_line != 128) {
-        snprintf(err, n, "mem.transform = caba: the line compressors take 64- or 128-byte "
-                 "lines, l1.line is %u", c->l1_line);
-        return -1;
-    }
-    if (caba && c->caba_md_line > c->dram_burst_bytes) {
-        snprintf(err, n, "caba.md_line: a metadata line is one DRAM burst, at most "
-                 "dram.burst_bytes = %u, got %u", c->dram_burst_bytes, c->caba_md_line);
-        return -1;
-    }
-    if (caba && c->caba_md_cache_bytes < c->caba_md_line * c->caba_md_cache_ways) {
-        snprintf(err, n, "caba.md_cache_bytes: %u bytes hold less than one set of %u ways of "
-                 "%u-byte lines", c->caba_md_cache_bytes, c->caba_md_cache_ways,
-                 c->caba_md_line);
-        return -1;
-    }
-    return 0;
-}
-
-/* The Locality Descriptor's cache policies are the L1's (docs/ldesc.md); XMem's lookaside
- * buffer and pinning share (docs/xmem.md). */
-static int cfg_check_ldesc(const EmuConfig *c, char *err, size_t n)
-{
-    if (strcmp(c->l2_insertion, "ldesc") == 0) {
-        snprintf(err, n, "l2.insertion: ldesc is an L1 policy (ldesc.mode = cache sets "
-                 "l1.insertion)");
-        return -1;
-    }
-    if (!c->xmem_alb_ways || c->xmem_alb_entries % c->xmem_alb_ways ||
-        c->xmem_alb_entries > 65536) {
-        snprintf(err, n, "xmem.alb_entries: a multiple of xmem.alb_ways (>= 1), at most "
-                 "65536, got %u entries of %u ways", c->xmem_alb_entries, c->xmem_alb_ways);
-        return -1;
-    }
-    if (c->xmem_pin_share > 100) {
-        snprintf(err, n, "xmem.pin_share: expected a percentage in [0, 100], got %u",
-                 c->xmem_pin_share);
-        return -1;
-    }
-    if (strcmp(c->numa_map, "ldesc") == 0 && (c->system_gpus & (c->system_gpus - 1))) {
-        snprintf(err, n, "numa.map: ldesc selects address bits, so system.gpus must be a power "
-                 "of two, got %u", c->system_gpus);
-        return -1;
-    }
-    if (strcmp(c->coherence, "halcone") == 0 && c->core_mem_latency) {
-        snprintf(err, n, "coherence = halcone needs the memory system (core.mem_latency = 0)");
-        return -1;
-    }
-    if ((strcmp(c->ldesc_mode, "cache") == 0 || strcmp(c->ldesc_mode, "all") == 0) &&
-        c->core_mem_latency) {
-        snprintf(err, n, "ldesc.mode = %s needs the memory system (core.mem_latency = 0)",
-                 c->ldesc_mode);
-        return -1;
-    }
-    return 0;
-}
-
 int emu_config_check(const EmuConfig *c, char *err, size_t n)
 {
     if (cfg_check_ranges(c, err, n) || cfg_check_gpu(c, err, n) || cfg_check_core(c, err, n) ||
-        cfg_check_memento(c, err, n) || cfg_check_names(c, err, n) || cfg_check_l1(c, err, n) ||
-        cfg_check_mem(c, err, n) || cfg_check_zorua(c, err, n) || cfg_check_caba(c, err, n) ||
-        emu_config_check_implied(c, err, n) || cfg_check_ldesc(c, err, n))
+        cfg_check_energy(c, err, n) || cfg_check_names(c, err, n) || cfg_check_l1(c, err, n) ||
+        cfg_check_mem(c, err, n) || emu_config_check_implied(c, err, n) ||
+        emu_mech_check(c, err, n))
         return -1;
     return 0;
 }

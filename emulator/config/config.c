@@ -155,20 +155,17 @@ static int set_other(const EmuCfgKey *k, char *field, const char *value, char *e
 static const struct {
     const char *mode, *modes, *slot, *value;
 } cfg_implied[] = {
-    {"ldesc.mode", "cta|all", "core.cta_placement", "ldesc"},
-    {"ldesc.mode", "cache|all", "l1.insertion", "ldesc"},
-    {"ldesc.mode", "cache|all", "l1.prefetch", "ldesc"},
-    {"xmem.mode", "cache|dram|on", "mem.hint_lookup", "amu"},
-    {"xmem.mode", "cache|on", "l1.insertion", "xmem"},
-    {"xmem.mode", "cache|on", "l2.insertion", "xmem"},
-    {"xmem.mode", "dram|on", "dram.mapping", "xmem"},
+#define CFG_IMPLY(mode, modes, slot, value) {mode, modes, slot, value},
+#include "mech/all_keys.def"
+    {NULL, NULL, NULL, NULL}, /* sentinel: no mechanism may have a mode key */
 };
+#define NIMPLIED (sizeof cfg_implied / sizeof cfg_implied[0] - 1)
 
 static int cfg_set(EmuConfig *c, const char *key, const char *value, char *err, size_t n);
 
 static int cfg_imply(EmuConfig *c, const char *key, const char *value, char *err, size_t n)
 {
-    for (size_t i = 0; i < sizeof cfg_implied / sizeof cfg_implied[0]; i++) {
+    for (size_t i = 0; i < NIMPLIED; i++) {
         if (strcmp(cfg_implied[i].mode, key) != 0)
             continue;
         const EmuCfgKey *s = emu_config_key(cfg_implied[i].slot);
@@ -188,13 +185,13 @@ static int cfg_imply(EmuConfig *c, const char *key, const char *value, char *err
 
 int emu_config_check_implied(const EmuConfig *c, char *err, size_t n)
 {
-    for (size_t i = 0; i < sizeof cfg_implied / sizeof cfg_implied[0]; i++) {
+    for (size_t i = 0; i < NIMPLIED; i++) {
         const char *mode = (const char *)c + emu_config_key(cfg_implied[i].mode)->offset;
         const char *slot = (const char *)c + emu_config_key(cfg_implied[i].slot)->offset;
         int want = enum_has(cfg_implied[i].modes, mode);
         if (want != (strcmp(slot, cfg_implied[i].value) == 0)) {
             snprintf(err, n, "%s: %s = %s %s %s = %s (got %s = %s)", cfg_implied[i].slot,
-                     cfg_implied[i].mode, want ? mode : "off", want ? "sets" : "does not use",
+                     cfg_implied[i].mode, mode, want ? "sets" : "does not use",
                      cfg_implied[i].slot, cfg_implied[i].value, cfg_implied[i].slot, slot);
             return -1;
         }
@@ -393,16 +390,6 @@ int emu_config_load_file(EmuConfig *c, const char *path, char *err, size_t n)
     free(line);
     fclose(f);
     return rc;
-}
-
-long emu_config_sthld(const EmuConfig *c)
-{
-    if (strcmp(c->memento_sthld, "dynamic") == 0)
-        return -1;
-    uint64_t v;
-    if (parse_u64(c->memento_sthld, c->memento_sthld_max, &v))
-        return -2;
-    return (long)v;
 }
 
 uint32_t emu_config_device_gpus(const EmuConfig *c)

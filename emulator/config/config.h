@@ -84,9 +84,6 @@ int emu_config_check_implied(const EmuConfig *c, char *err, size_t n);
 #define EMU_BUDGET_AUTO_FUNCTIONAL 1000000000ull
 #define EMU_BUDGET_AUTO_TIMING 100000000ull
 uint64_t emu_config_budget(const EmuConfig *c);
-/* memento.sthld: -1 for "dynamic", else the fixed value; -2 when it is neither (or above
- * memento.sthld_max). */
-long emu_config_sthld(const EmuConfig *c);
 /* The GPUs (or GPU modules) one device is made of: system.gpus when system.memory is
  * shared or numa, else 1. The device's timing model has that many times gpu.sm_count SMs,
  * l2.slices L2 slices and dram.channels DRAM channels (docs/multi-gpu.md). */

@@ -24,7 +24,7 @@
 #undef ISSUE
 #define ISSUE(name, ops) "|" name
 static const char emu_issue_choices[] =
-#include "mech/registry.def"
+#include "mech_slots.def"
     ;
 #undef ISSUE
 #define ISSUE(name, ops)
@@ -32,7 +32,7 @@ static const char emu_issue_choices[] =
 #undef COLLECTOR
 #define COLLECTOR(name, ops) "|" name
 static const char emu_collector_choices[] =
-#include "mech/registry.def"
+#include "mech_slots.def"
     ;
 #undef COLLECTOR
 #define COLLECTOR(name, ops)
@@ -40,7 +40,7 @@ static const char emu_collector_choices[] =
 #undef PREFETCH
 #define PREFETCH(name, ops) "|" name
 static const char emu_prefetch_choices[] =
-#include "mech/registry.def"
+#include "mech_slots.def"
     ;
 #undef PREFETCH
 #define PREFETCH(name, ops)
@@ -48,7 +48,7 @@ static const char emu_prefetch_choices[] =
 #undef OBSERVER
 #define OBSERVER(name, ops) "|" name
 static const char emu_observer_choices[] =
-#include "mech/registry.def"
+#include "mech_slots.def"
     ;
 #undef OBSERVER
 #define OBSERVER(name, ops)
@@ -56,7 +56,7 @@ static const char emu_observer_choices[] =
 #undef RESOURCE
 #define RESOURCE(name, ops) "|" name
 static const char emu_resource_choices[] =
-#include "mech/registry.def"
+#include "mech_slots.def"
     ;
 #undef RESOURCE
 #define RESOURCE(name, ops)
@@ -64,7 +64,7 @@ static const char emu_resource_choices[] =
 #undef PLACEMENT
 #define PLACEMENT(name, ops) "|" name
 static const char emu_placement_choices[] =
-#include "mech/registry.def"
+#include "mech_slots.def"
     ;
 #undef PLACEMENT
 #define PLACEMENT(name, ops)
@@ -72,7 +72,7 @@ static const char emu_placement_choices[] =
 #undef INSERTION
 #define INSERTION(name, ops) "|" name
 static const char emu_insertion_choices[] =
-#include "mech/registry.def"
+#include "mech_slots.def"
     ;
 #undef INSERTION
 #define INSERTION(name, ops)
@@ -80,7 +80,7 @@ static const char emu_insertion_choices[] =
 #undef TRANSFORM
 #define TRANSFORM(name, ops) "|" name
 static const char emu_transform_choices[] =
-#include "mech/registry.def"
+#include "mech_slots.def"
     ;
 #undef TRANSFORM
 #define TRANSFORM(name, ops)
@@ -88,7 +88,7 @@ static const char emu_transform_choices[] =
 #undef COHERENCE
 #define COHERENCE(name, ops) "|" name
 static const char emu_coherence_choices[] =
-#include "mech/registry.def"
+#include "mech_slots.def"
     ;
 #undef COHERENCE
 #define COHERENCE(name, ops)
@@ -96,7 +96,7 @@ static const char emu_coherence_choices[] =
 #undef L2PREFETCH
 #define L2PREFETCH(name, ops) "|" name
 static const char emu_l2_prefetch_choices[] =
-#include "mech/registry.def"
+#include "mech_slots.def"
     ;
 #undef L2PREFETCH
 #define L2PREFETCH(name, ops)
@@ -104,7 +104,7 @@ static const char emu_l2_prefetch_choices[] =
 #undef ASSIST
 #define ASSIST(name, ops) "|" name
 static const char emu_assist_choices[] =
-#include "mech/registry.def"
+#include "mech_slots.def"
     ;
 #undef ASSIST
 #define ASSIST(name, ops)
@@ -112,7 +112,7 @@ static const char emu_assist_choices[] =
 #undef LOOKUP
 #define LOOKUP(name, ops) "|" name
 static const char emu_lookup_choices[] =
-#include "mech/registry.def"
+#include "mech_slots.def"
     ;
 #undef LOOKUP
 #define LOOKUP(name, ops)
@@ -120,7 +120,7 @@ static const char emu_lookup_choices[] =
 #undef MAPPING
 #define MAPPING(name, ops) "|" name
 static const char emu_mapping_choices[] =
-#include "mech/registry.def"
+#include "mech_slots.def"
     ;
 #undef MAPPING
 #define MAPPING(name, ops)
@@ -128,7 +128,7 @@ static const char emu_mapping_choices[] =
 #undef ZONE
 #define ZONE(name, ops) "|" name
 static const char emu_zone_choices[] =
-#include "mech/registry.def"
+#include "mech_slots.def"
     ;
 
 #undef ISSUE

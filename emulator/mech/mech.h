@@ -21,7 +21,7 @@
 #define LOOKUP(name, ops) extern const TmLookupOps ops;
 #define MAPPING(name, ops) extern const TmMappingOps ops;
 #define ZONE(name, ops) extern const TmZoneOps ops;
-#include "mech/registry.def"
+#include "mech_slots.def"
 #undef ISSUE
 #undef COLLECTOR
 #undef PREFETCH

@@ -1,9 +1,8 @@
 /*
- * registry.c - the policy slots' registry (registry.def), its lookups, and the
- * resolution of a configuration into the issue and collector slots of the SM pipeline;
- * the baselines of the collector (ocu), prefetch (none), observer (none), insertion
- * (mru), L2 prefetch (none), transform (none), coherence (none), assist (none), hint
- * lookup (exact) and DRAM mapping (interleave) slots.
+ * registry.c - the mechanisms (registry.def): their descriptions (registry.h) and the
+ * policy slots' choices they declare (each folder's slots.def), the lookups of both, and
+ * the resolution of a configuration into the issue and collector slots of the SM
+ * pipeline.
  *
  * Resolution: the issue policy is core.sched's entry. The collector is rf.collector's,
  * unless the issue policy brings its own (the two-level register-file-cache schedulers
@@ -12,51 +11,25 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include "hints.h"
 #include "mech/mech.h"
+#include "mech/registry.h"
 
-/* The baseline: operand collectors that read every source from the banks. */
-const TmCollectorOps tm_coll_ocu = {.name = "ocu", .fill = tm_fill_banks};
+const EmuMech *const emu_mechs[] = {
+#define MECH(name) &emu_mech_##name,
+#include "mech/registry.def"
+#undef MECH
+};
+const size_t emu_nmechs = sizeof emu_mechs / sizeof emu_mechs[0];
 
-/* No prefetching: the L1 fetches what demand requests miss, nothing more. */
-const TmPrefetchOps tm_pf_none = {.name = "none"};
-
-/* Nothing observed. */
-const TmObserverOps tm_obs_none = {.name = "none"};
-
-/* Every line a read miss installs goes where the replacement policy puts it. */
-const TmInsertionOps tm_ins_mru = {.name = "mru"};
-
-/* No L2 prefetching. */
-const TmL2PrefetchOps tm_l2pf_none = {.name = "none"};
-
-/* Lines move as they are: one DRAM burst per sector. */
-const TmTransformOps tm_xf_none = {.name = "none"};
-
-/* An L1 trusts what it holds until the kernel ends. */
-const TmCoherenceOps tm_coh_none = {.name = "none"};
-
-/* Every issue slot is the program's. */
-const TmAssistOps tm_assist_none = {.name = "none"};
-
-/* Hints as the runtime gave them: each request's atom and descriptor looked up exactly,
- * at no cost. */
-static Cycle lookup_exact(void *state, TmCounters *ctr, const struct EmuHintTable *h, TmReq *r,
-                          unsigned n, Cycle now)
+int emu_mech_check(const EmuConfig *c, char *err, size_t n)
 {
-    (void)state, (void)ctr;
-    for (unsigned i = 0; i < n; i++) {
-        r[i].atom = emu_hint_atom(h, r[i].line);
-        r[i].desc = emu_hint_desc(h, r[i].line);
-    }
-    return now;
+    for (size_t i = 0; i < emu_nmechs; i++)
+        if (emu_mechs[i]->check && emu_mechs[i]->check(c, err, n))
+            return -1;
+    return 0;
 }
-const TmLookupOps tm_lookup_exact = {.name = "exact", .tag = lookup_exact};
 
-/* The interleaving's bank and row (memsys.c): nothing to change. */
-const TmMappingOps tm_map_interleave = {.name = "interleave"};
-
-/* Every entry of registry.def, with its slot. Every ops table starts with its name, so one
+/* Every choice of every slot (the folders' slots.def), with its slot. Every ops table starts with its name, so one
  * lookup serves all slots. */
 enum { K_ISSUE, K_COLLECTOR, K_PREFETCH, K_OBSERVER, K_RESOURCE, K_PLACEMENT, K_INSERTION,
        K_TRANSFORM, K_COHERENCE, K_L2PREFETCH, K_ASSIST, K_LOOKUP, K_MAPPING, K_ZONE };
@@ -81,7 +54,7 @@ static const MechEntry registry[] = {
 #define LOOKUP(name, ops) {K_LOOKUP, &ops},
 #define MAPPING(name, ops) {K_MAPPING, &ops},
 #define ZONE(name, ops) {K_ZONE, &ops},
-#include "mech/registry.def"
+#include "mech_slots.def"
 #undef ISSUE
 #undef COLLECTOR
 #undef PREFETCH

@@ -10,6 +10,7 @@
  * the sums, never averaged.
  */
 #include <string.h>
+#include "mech/registry.h"
 #include "stats/stream.h"
 
 static void dim3(JsonW *w, const char *key, EmuDim3 v)
@@ -74,22 +75,6 @@ void emu_doc_head(JsonW *w, const EmuDevice *d)
     jw_array(w, "launches");
 }
 
-/* Zorua's figures of an interval (docs/zorua.md): the mean schedulable warps per SM and
- * the mean o_thresh of each resource per SM, in sets (warp slots for threads). */
-static void zorua_interval(JsonW *w, const EmuStatView *v, uint32_t nsm)
-{
-    static const char *const res[][2] = {{"reg", "zorua.othresh_reg_cycles"},
-                                         {"smem", "zorua.othresh_smem_cycles"},
-                                         {"thread", "zorua.othresh_thread_cycles"}};
-    double sm_cycles = (double)v->cycles * nsm;
-    jw_object(w, "othresh");
-    for (size_t r = 0; r < 3; r++)
-        jw_real(w, res[r][0], (double)emu_stat_get(v, res[r][1]) / sm_cycles);
-    jw_end(w);
-    jw_real(w, "schedulable_warps",
-            (double)emu_stat_get(v, "core.schedulable_warp_cycles") / sm_cycles);
-}
-
 /* "intervals": IPC and the stall counters of each interval. */
 static void intervals(JsonW *w, const EmuDevice *d, const EmuLaunchRec *r)
 {
@@ -107,11 +92,9 @@ static void intervals(JsonW *w, const EmuDevice *d, const EmuLaunchRec *r)
         jw_u64(w, "cycles", iv->cycles);
         jw_u64(w, "warp_instructions", v.warp_insns);
         ipc(w, &v);
-        if (strncmp(d->cfg.core_sched, "memento", 7) == 0 && v.cycles) /* mean STHLD */
-            jw_real(w, "sthld",
-                    (double)emu_stat_get(&v, "memento.sthld_cycles") / (double)v.cycles);
-        if (strcmp(d->cfg.core_resource_mgr, "zorua") == 0 && v.cycles)
-            zorua_interval(w, &v, d->props.sm_count);
+        for (size_t m = 0; m < emu_nmechs && v.cycles; m++) /* the mechanisms' figures */
+            if (emu_mechs[m]->interval)
+                emu_mechs[m]->interval(w, &v, &d->cfg, d->props.sm_count);
         jw_object(w, "stalls");
         for (size_t f = 0; f < emu_stat_nfields(); f++) {
             const char *name = emu_stat_field_name(f);

@@ -83,21 +83,20 @@ static const StatRatio stat_ratios[] = {
     {"core.issued_fraction", "core.issued", {ISSUE_SLOTS, NULL},
      "issue slots that issued / all issue slots"},
     {"rf.ct_hit_rate", "rf.ct_hits", {"rf.ct_hits", "rf.ct_misses"},
-     "register caches (ccu, bow, rfc, swrfc): source registers found / all looked up"},
-    {"zorua.rf_hit_rate", "zorua.rf_hits", {"zorua.rf_accesses", NULL},
-     "zorua: register-set accesses that found the set on chip / all (docs/zorua.md)"},
-    {"zorua.smem_hit_rate", "zorua.smem_hits", {"zorua.smem_accesses", NULL},
-     "zorua: scratchpad-set accesses that found the set on chip / all"},
-    {"caba.compression_ratio", "caba.line_bytes", {"caba.stored_bytes", NULL},
-     "caba: bytes of the lines DRAM moved / their bytes as stored (docs/caba.md)"},
-    {"caba.md_hit_rate", "caba.md_hits", {"caba.md_hits", "caba.md_misses"},
-     "caba: metadata-cache hits / lookups"},
+     "register caches (rf.collector or core.sched): source registers found / all looked up"},
     {"twolevel.pending_ready_fraction", "twolevel.pending_ready", {ISSUE_SLOTS, NULL},
      "two-level policies: issue slots lost while a pending warp was ready / all issue slots"},
+    /* the mechanisms' (emulator/mech/NAME/core_stats.def, mem_stats.def) */
+#define TSTAT(field, name, desc)
+#define TRATIO(name, num, den0, den1, desc) {name, num, {den0, den1}, desc},
+#include "mech_core_stats.def"
+#include "mech_mem_stats.def"
+#undef TSTAT
+#undef TRATIO
 };
 #define NRATIOS (sizeof stat_ratios / sizeof stat_ratios[0])
 
-/* Register-file dynamic energy (docs/memento.md): events x energy.* per event. Each class
+/* Register-file dynamic energy (docs/stats.md): events x energy.* per event. Each class
  * sums up to two counters; `energy` indexes EmuStatView.energy. */
 typedef struct StatEnergy {
     const char *name, *ctr[2];
@@ -113,7 +112,7 @@ static const StatEnergy stat_energy[] = {
     {"energy.ct_write", {"rf.ct_fills", "rf.ct_writes"}, 4,
      "(rf.ct_fills + rf.ct_writes) x energy.ct_write"},
     {"energy.arbiter", {"rf.arbiter_grants", NULL}, 5, "rf.arbiter_grants x energy.arbiter"},
-    /* the memory system's (docs/caba.md, Energy) */
+    /* the memory system's (docs/stats.md) */
     {"energy.dram_activate", {"dram.row_misses", NULL}, 6,
      "dram.row_misses x energy.dram_activate"},
     {"energy.dram_burst", {"dram.bursts", NULL}, 7, "dram.bursts x energy.dram_burst"},
