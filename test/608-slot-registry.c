@@ -14,6 +14,7 @@
 
 #include "config/config.h"
 #include "mech/mech.h"
+#include "mech/registry.h"
 
 static const EmuCfgKey *key(const char *name)
 {
@@ -184,4 +185,16 @@ Test(slots, unknown_names_are_refused)
     strcpy(c.core_sched, "nope");
     cr_expect_neq(tm_slots_resolve(&c, &is, &co, err, sizeof err), 0);
     cr_expect(strstr(err, "core.sched") && strstr(err, "nope"), "%s", err);
+}
+
+/* Every row of registry.def has its description, named as its row, once. */
+Test(registry, every_mechanism_is_described_once)
+{
+    cr_assert_gt(emu_nmechs, 1);
+    for (size_t i = 0; i < emu_nmechs; i++) {
+        cr_assert(emu_mechs[i] && emu_mechs[i]->name, "row %zu", i);
+        for (size_t j = 0; j < i; j++)
+            cr_expect_str_neq(emu_mechs[i]->name, emu_mechs[j]->name);
+    }
+    cr_expect_str_eq(emu_mechs[0]->name, "base", "the baselines come first");
 }

@@ -75,7 +75,7 @@ int emu_config_from_env(EmuConfig *c, char *err, size_t n);
  * of the functional core and the timing model (a configuration that passes never makes
  * a launch fail for its values). Returns 0, or -1 with "key: reason" in err. */
 int emu_config_check(const EmuConfig *c, char *err, size_t n);
-/* The slots a mechanism's mode key chose (ldesc.mode's placement and L1 policies) agree
+/* The slots a mechanism's mode key chose (its keys.def's CFG_IMPLY rows) agree
  * with it: 0, or -1 naming the slot's key in err (config.c's table). */
 int emu_config_check_implied(const EmuConfig *c, char *err, size_t n);
 /* emu.max_warp_insns resolved for the configured mode: "auto" is

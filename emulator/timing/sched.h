@@ -64,7 +64,7 @@ void tm_sched_add(TmSched *s, uint16_t slot);
 void tm_sched_remove(TmSched *s, uint16_t slot);
 /* Whether warp slot is in the active set (two-level policies). */
 int tm_sched_active(const TmSched *s, uint16_t slot);
-/* Whether the policy keeps an active set (two-level, rfc, swrfc). */
+/* Whether the policy keeps an active set (two-level, and the mechanisms' that do). */
 static inline int tm_sched_two_level(const TmSched *s)
 {
     return s->ops->long_stall != NULL;

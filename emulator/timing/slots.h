@@ -30,7 +30,7 @@
  *              so, and how a response crosses to its SM (compression);
  *   coherence  coherence: when an SM's L1 stops trusting what it holds within a launch;
  *   assist     core.assist: work of a mechanism's own in an SM's issue slots, on lines
- *              the memory side marks for it or stores the SM sends (CABA's assist warps);
+ *              the memory side marks for it or stores the SM sends (helper warps);
  *   hint lookup  mem.hint_lookup: how a request's atom and descriptor are found, and what
  *              that costs;
  *   DRAM mapping  dram.mapping: which bank and row of its channel a line lives in.
@@ -408,7 +408,7 @@ int tm_sm_hold(TmSm *sm, uint16_t slot, int on, Cycle now);
  * the first cycle the access may complete (now: the lookup costs nothing; later: the
  * access waits for it, in parallel with its cache lookups). The baseline, exact, looks
  * every address up in the runtime's ranges at no cost; a mechanism may model the
- * hardware that holds the map (XMem's atom lookaside buffer). bind gives it the launch. */
+ * hardware that holds the map (a lookaside buffer of its own). bind gives it the launch. */
 typedef struct TmLookupOps {
     const char *name;
     void *(*init)(const EmuConfig *cfg); /* NULL state: out of host memory */

@@ -90,19 +90,19 @@ typedef struct TmReq {
     uint8_t assist;    /* the assist slot's mark (slots.h): on a read response, a line that
                         * crosses compressed for the SM to decode (tm_assist_mark: its
                         * codec and encoding; 0: none); on a write, TM_WR_* */
-    uint8_t atom;      /* the XMem atom its line starts in (0xFF: none; hints.h) */
+    uint8_t atom;      /* the atom its line starts in (0xFF: none; hints.h) */
     uint16_t desc;     /* 1 + the Locality Descriptor it falls in (0: none) */
     uint64_t tag;      /* requester's id, returned with the response */
     Cycle issued;      /* cycle the L1 sent it (latency statistics) */
     uint64_t meta;     /* the coherence slot's word a response (or a write's answer)
-                        * carries to the cache it fills (slots.h; HALCONE: the block's
+                        * carries to the cache it fills (slots.h; e.g. the block's
                         * timestamps); on an atomic's request, which carries no such
                         * word, its operation counts for the L2 (coalescer.h) */
 } TmReq;
 
 /* A line of another device's memory (peer access; docs/multi-device.md): the LD/ST unit
  * marks it so (a device address is below 2^48; local memory's lines have bit 63 set,
- * coalescer.c, and the swap space of core.resource_mgr = zorua bit 62), the L1 keeps it
+ * coalescer.c, and a resource manager's swap space bit 62), the L1 keeps it
  * apart from the device's own lines, and the memory system sends it over the device's
  * link. */
 #define TM_REMOTE_LINE (1ull << 61)

@@ -171,6 +171,7 @@ static int memento_sm_init(TmSm *sm)
     if (!m)
         return -1;
     sm->issue_state = m;
+    m->per_sc = strcmp(sm->cfg->memento_counter_scope, "subcore") == 0;
     m->sc = calloc(sm->nsc, sizeof *m->sc);
     return m->sc ? 0 : -1;
 }
@@ -216,8 +217,7 @@ int tm_memento_pick(TmSm *sm, TmSubcore *sc, uint16_t slot, unsigned *why)
     if (nfar)
         return pick_random(sm, sc, nfar, 1);
     MementoSm *m = sm->issue_state;
-    int per_sc = strcmp(sm->cfg->memento_counter_scope, "subcore") == 0;
-    uint32_t *counter = per_sc ? &m->sc[sc->id] : &m->sm;
+    uint32_t *counter = m->per_sc ? &m->sc[sc->id] : &m->sm;
     if (*counter < tm_memento_sthld(sm->gpu)) {
         (*counter)++;
         *why = TPS_WAIT;

@@ -40,6 +40,7 @@ struct TmGpu;
 typedef struct MementoSm {
     uint32_t sm;
     uint32_t *sc;
+    int per_sc; /* memento.counter_scope = subcore, resolved once */
 } MementoSm;
 
 /* The collector for warp slot's next instruction under Memento's allocator (slots.h's
