@@ -8,13 +8,15 @@
  * descriptor in force for that kernel: it applies to every later launch of the kernel
  * until the same call site specifies it again for the same kernel, which replaces it
  * (the Locality Descriptor paper, ISCA 2018: descriptors "can be re-specified between
- * kernel launches"); descriptors from different call sites accumulate. Each launch takes a snapshot of the descriptors in force for its
- * kernel; the snapshot of a kernel's last launch is what xgpuLDescLastLaunch returns.
- * cudaDeviceReset drops the descriptors (their addresses are gone) and the snapshots.
+ * kernel launches"); descriptors from different call sites accumulate. Each launch takes
+ * a snapshot of the descriptors in force for its kernel; the snapshot of a kernel's last
+ * launch is what xgpuLDescLastLaunch returns. cudaDeviceReset drops the descriptors
+ * (their addresses are gone) and the snapshots.
  *
- * Nothing acts on the descriptors yet (no CTA clustering, prefetch or pinning model); they
- * are recorded for the mechanisms and for tests. Errors return cudaErrorInvalidValue (or
- * cudaErrorInvalidDeviceFunction for an unknown kernel) with one line on stderr.
+ * launch.c hands each launch's descriptors to the device as hints (emu_set_hints), where
+ * the Locality Descriptor's hardware acts on them (ldesc.mode; docs/ldesc.md). Errors
+ * return cudaErrorInvalidValue (or cudaErrorInvalidDeviceFunction for an unknown kernel)
+ * with one line on stderr.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,8 +8,8 @@
  * two-level: an active set of core.sched_active warps scheduled round robin; a warp of
  *   the set that stalls on a long-latency operation (a pending memory or SFU result, or
  *   a barrier) moves to the back of the pending FIFO and the FIFO's head joins the set.
- * The mechanisms' policies live with their hardware in emulator/mech/; the registry
- * that names them all is mech/registry.def.
+ * The mechanisms' policies live with their hardware in emulator/mech/NAME/, each folder
+ * naming its choices in slots.def.
  */
 #include <stdlib.h>
 #include <string.h>

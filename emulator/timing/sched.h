@@ -1,7 +1,7 @@
 /*
  * sched.h - the issue slot (slots.h): issue scheduler policies, one ops table per policy
- * chosen by name (core.sched) from the registry (mech/registry.def). A policy sees the
- * warp slots of one sub-core and writes, every cycle, the order in which the sub-core
+ * chosen by name (core.sched) among the slot choices (mech/NAME/slots.def). A policy sees
+ * the warp slots of one sub-core and writes, every cycle, the order in which the sub-core
  * tries them; the first that can issue does. It hears which warp issued and which warp
  * stalled on a long-latency operation (memory or SFU result, barrier), which the
  * two-level policies use to rotate their active sets. The core's own policies are lrr,

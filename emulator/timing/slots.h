@@ -2,14 +2,16 @@
  * slots.h - the seam between the timing core and the mechanisms (docs/architecture.md).
  *
  * A policy slot is a point of the pipeline where the hardware of a paper differs from
- * the baseline: an ops table of hooks, chosen for a launch by a configuration key from a
- * registry (emulator/mech/registry.def). The core calls a hook where it is present and
+ * the baseline: an ops table of hooks, chosen for a launch by a configuration key among
+ * the choices the mechanisms' folders declare (emulator/mech/NAME/slots.def, gathered in
+ * emulator/mech/registry.def's order). The core calls a hook where it is present and
  * does its own (baseline) work where it is NULL; it never tests which mechanism runs. A
  * mechanism keeps its state behind its slot: per launch (TmMech.state, made by
- * TmLaunchHooks.begin) and per SM (TmSm.issue_state, TmSm.coll_state, made by the SM
- * hooks), and its own config keys and counters in its own .def files.
+ * TmLaunchHooks.begin), per SM (TmSm.issue_state, TmSm.coll_state, made by the SM hooks)
+ * or per cache and memory system (what its init returns); its keys and counters are
+ * its folder's keys.def and *_stats.def.
  *
- * The slots so far:
+ * The slots:
  *   issue      core.sched: the order in which a sub-core tries its warps (sched.h's
  *              TmSchedOps), with optional launch hooks (timers) and a collector
  *              allocation that overrides the collector's;
@@ -456,11 +458,11 @@ typedef struct TmZoneOps {
 const TmZoneOps *tm_zone_find(const char *name);
 const TmZoneOps *tm_zone_entry(size_t i);
 
-/* The L1 prefetcher named by cfg->l1_prefetch, or NULL (registry.def). */
+/* The L1 prefetcher named by cfg->l1_prefetch, or NULL (the slot choices, mech/NAME/slots.def). */
 const TmPrefetchOps *tm_prefetch_find(const char *name);
 const TmPrefetchOps *tm_prefetch_entry(size_t i);
 
-/* The two slots of a launch's SMs, from the configuration (registry.def): 0, or -1 with
+/* The two slots of a launch's SMs, from the configuration (the slot choices): 0, or -1 with
  * the reason in err. */
 int tm_slots_resolve(const EmuConfig *cfg, const struct TmSchedOps **issue,
                      const TmCollectorOps **coll, char *err, size_t n);
