@@ -14,6 +14,7 @@
  * decides how collectors are given (pick) and filled, and hears of each dispatch.
  */
 #include "timing/slots.h"
+#include "timing/core.h"
 
 int tm_ocu_alloc(TmSm *sm, TmSubcore *sc)
 {

@@ -22,6 +22,7 @@
  */
 #include <stdlib.h>
 #include "timing/slots.h"
+#include "timing/core.h"
 
 int tm_rf_init(TmSubcore *sc, const EmuConfig *cfg)
 {

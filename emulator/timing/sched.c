@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "timing/sched.h"
+#include "timing/core.h"
 
 /* Round robin over the sub-core's slots, starting after the warp that issued last. */
 static uint32_t lrr_order(TmSched *s, const TmSm *sm, const TmSubcore *sc,

@@ -40,7 +40,24 @@
 #ifndef EMU_TIMING_SLOTS_H
 #define EMU_TIMING_SLOTS_H
 
-#include "timing/core.h"
+#include <stddef.h>
+#include <stdint.h>
+#include "config/config.h"
+#include "timing/timing.h"
+#include "xgpu/emu.h"
+
+/* The core's structures a hook receives, by pointer only: a mechanism that reads their
+ * fields includes the unit's header itself (timing/core.h, timing/gpu.h). */
+typedef struct TmGpu TmGpu;
+typedef struct TmSm TmSm;
+typedef struct TmSubcore TmSubcore;
+typedef struct TmInsn TmInsn;
+typedef struct TmWb TmWb;
+typedef struct TmCta TmCta;
+typedef struct TmSched TmSched;
+typedef struct EmuStep EmuStep;
+typedef struct TmSchedOps TmSchedOps;
+struct EmuHintTable;
 
 /* A mechanism's launch-wide hooks (gpu.c), each optional. next/event are the mechanism's
  * own timer: the loop never skips past next (idle skipping stays exact) and calls event
@@ -464,10 +481,10 @@ const TmPrefetchOps *tm_prefetch_entry(size_t i);
 
 /* The two slots of a launch's SMs, from the configuration (the slot choices): 0, or -1 with
  * the reason in err. */
-int tm_slots_resolve(const EmuConfig *cfg, const struct TmSchedOps **issue,
+int tm_slots_resolve(const EmuConfig *cfg, const TmSchedOps **issue,
                      const TmCollectorOps **coll, char *err, size_t n);
 /* The registries, for tests and documentation: entry i of a slot, or NULL past the end. */
-const struct TmSchedOps *tm_issue_entry(size_t i);
+const TmSchedOps *tm_issue_entry(size_t i);
 const TmCollectorOps *tm_collector_entry(size_t i);
 
 /* Collector allocations every mechanism may use (ocu.c). */

@@ -6,6 +6,7 @@
 #ifndef EMU_MECH_CCU_H
 #define EMU_MECH_CCU_H
 
+#include "timing/core.h"
 #include "timing/slots.h"
 
 /* One cache-table entry: a register of the owner warp. */

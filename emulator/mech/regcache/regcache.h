@@ -7,6 +7,7 @@
 #ifndef EMU_MECH_REGCACHE_H
 #define EMU_MECH_REGCACHE_H
 
+#include "timing/core.h"
 #include "timing/slots.h"
 
 /* swrfc strand boundaries, per pc of the launch's kernel. */
