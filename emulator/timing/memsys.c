@@ -6,13 +6,14 @@
  * (memsys_port.c), the device's shape (memsys_topo.c) and the way into DRAM
  * (memsys_dram.c).
  *
- * What it is made of: the device's G GPUs (one but in a multi-GPU device; docs/multi-gpu.md)
- * with gpu.sm_count SMs, l2.slices slices and dram.channels channels each, their crossbar
- * and links, and the memory side's policy slots: the coherence slot's memory side
- * (coherence), the L2 prefetcher (l2.prefetch), the memory-side transform
- * (mem.transform), the DRAM mapping (dram.mapping) and the NUMA zone map (numa.map),
- * each made with the memory system and kept while it lives. The slices' and channels'
- * numbers are 16-bit wherever a request carries them, hence the limit on their sum.
+ * What it is made of: the device's GPUs (one, except in a multi-GPU device:
+ * docs/multi-gpu.md) with gpu.sm_count SMs, l2.slices slices and dram.channels channels
+ * each, their crossbar and links, and the memory side's policy slots: the coherence
+ * slot's memory side (coherence), the L2 prefetcher (l2.prefetch), the memory-side
+ * transform (mem.transform), the DRAM mapping (dram.mapping) and the NUMA zone map
+ * (numa.map), each made with the memory system and kept while it lives. The slices' and
+ * channels' numbers are 16-bit wherever a request carries them, hence the limit on their
+ * sum.
  */
 #include "timing/memsys.h"
 
