@@ -48,7 +48,7 @@ struct EmuDevice {
     struct EmuSeries *series; /* stats/series.c: interval series (or NULL) */
     struct EmuProgress *progress; /* stats/progress.c: progress line state (or NULL) */
     struct TmLog *tm_log;  /* timing/gpu.c: each timing launch's counters (or NULL) */
-    struct MemSys *tm_mem; /* timing/gpu.c: the memory system kept between launches */
+    struct MemSys *tm_mem; /* timing/gpu_setup.c: the memory system kept between launches */
     struct EmuReuseProf *reuse_prof; /* func/reuse_prof.c: reuse profiling (or NULL) */
     /* peer access (emu_peer_enable): the devices whose memory this one's kernels reach,
      * and those whose kernels reach this one's */

@@ -147,7 +147,7 @@ AI uint8_t *mem_at(EmuExec *x, const EmuWarp *w, const EmuInsn *in, unsigned spa
  * In timing mode the SMs of one cycle may run on several host threads, so global memory
  * must not change while they do: a global store or atomic is appended to the SM's log
  * (x->wlog) and applied at the end of the cycle, SM by SM in SM order and in issue order
- * within an SM (emu_wlog_commit, called by timing/gpu.c). An atomic's old value reaches
+ * within an SM (emu_wlog_commit, called by timing/gpu_cycle.c). An atomic's old value reaches
  * its destination register then, before any instruction can read it (its scoreboard
  * bit stays set until the memory system answers). So a global write is seen by every
  * load issued in a later cycle, and by none in its own cycle (docs/timing.md,

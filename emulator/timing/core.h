@@ -190,7 +190,7 @@ struct TmSm {
     LdSt *ldst;            /* NULL with core.mem_latency > 0 */
     uint64_t seq;
     uint64_t active_warps; /* warps resident now (occupancy) */
-    Cycle wake;            /* next cycle the SM must tick (gpu.c sleeps it until then) */
+    Cycle wake;            /* next cycle the SM must tick (asleep till then: gpu_cycle.c) */
     Cycle slept;           /* cycles slept and not yet accounted (tm_sm_settle) */
     int stir;              /* this tick changed state without reporting work */
     int stages;            /* core.collect_stages or core.dispatch_stages is set */
@@ -207,13 +207,14 @@ struct TmSm {
     Cycle unit_ii[TC_COUNT];
     uint32_t issue_width;  /* core.issue_width: instructions a sub-core issues per cycle */
     /* what the SM runs with on its own, so that SMs can tick on different host threads
-     * (gpu.c): its execution context (the launch's, copied), the global stores and
+     * (gpu_cycle.c): its execution context (the launch's, copied), the global stores and
      * atomics of this cycle (applied by the device loop), its random stream */
     EmuExec x;
     EmuWlog wlog;
     EmuView view;            /* what its global loads read (memsys_view), when x.view */
     TmRng own_rng;
-    /* what this cycle's tick left for the device loop to gather, in SM order (gpu.c) */
+    /* what this cycle's tick left for the device loop to gather, in SM order
+     * (gpu_cycle.c) */
     int work;              /* the tick did something */
     uint64_t seen_insns;   /* x.winsns and x.grid_waiting when last gathered */
     uint64_t seen_waiting;

@@ -1,6 +1,9 @@
 /*
  * gpu.h - the timing model's device: SMs, the memory system, the CTA scheduler and the
- * cycle loop of one launch (gpu.c), and the per-launch counters kept on the device.
+ * cycle loop of one launch, and the per-launch counters kept on the device. The launch
+ * and its loop are gpu.c's; it is made and freed in gpu_setup.c, places CTAs with
+ * gpu_place.c's baseline, runs each cycle in gpu_cycle.c and reports in gpu_report.c
+ * (their shared declarations: gpu_int.h). The per-pc timing facts are insn_info.c's.
  */
 #ifndef EMU_TIMING_GPU_H
 #define EMU_TIMING_GPU_H
@@ -17,6 +20,22 @@ typedef struct TmAwake {
     _Alignas(64) atomic_uint next;
     uint32_t *sm, n;
 } TmAwake;
+
+/* Who ticks the SMs, and which did this cycle (gpu_cycle.c). */
+typedef struct TmTicking {
+    uint32_t *ticked;       /* [nsm] the SMs that ticked this cycle, in SM order */
+    uint32_t nticked;
+    struct TmPool *pool;    /* emu.threads > 1: the threads that tick the SMs (pool.h) */
+    TmAwake *awake;         /* [nawake] per worker, the awake SMs it is home to */
+    unsigned nawake;
+} TmTicking;
+
+/* The baseline CTA placement's place in its round (gpu_place.c). */
+typedef struct TmRr {
+    uint32_t next;          /* next SM to try */
+    uint64_t *gpu_next;     /* [ngpu] with several GPUs: CTAs each GPU has been given */
+    uint32_t *gpu_rr;       /* [ngpu] and the next of its SMs to try */
+} TmRr;
 
 /* One launch in timing mode. */
 struct TmGpu {
@@ -43,9 +62,7 @@ struct TmGpu {
     uint64_t ncta, next_cta, ctas_done;
     int cta_finished;       /* a CTA finished this cycle (placement runs next cycle) */
     int flushed;            /* the L2s were flushed at the launch's end (memsys_flush) */
-    uint32_t rr;            /* CTA scheduler: next SM to try */
-    uint64_t *gpu_next;     /* [ngpu] with several GPUs: CTAs each GPU has been given */
-    uint32_t *gpu_rr;       /* [ngpu] and the next of its SMs to try */
+    TmRr rr;                /* the baseline CTA placement's */
     /* the policy slots (slots.h): what the SMs run, and each slot's launch state */
     const struct TmSchedOps *issue;
     const TmCollectorOps *coll;
@@ -67,12 +84,9 @@ struct TmGpu {
     EmuExec *fx;
     uint64_t insns;         /* warp instructions issued so far (the budget's count) */
     uint64_t waiting;       /* CTAs waiting at the grid barrier */
-    uint32_t *ticked;       /* [nsm] the SMs that ticked this cycle, in SM order */
-    uint32_t nticked;
     uint8_t timed[TM_NSLOTS]; /* the slots whose mechanism has a timer (hooks->next) */
     unsigned ntimed;
-    struct TmPool *pool;    /* emu.threads > 1: the threads that tick the SMs (pool.h) */
-    struct TmAwake *awake;  /* per worker, the awake SMs it is home to (gpu.c) */
+    TmTicking tick;         /* who ticks the SMs (gpu_cycle.c) */
     uint64_t bad_seen;      /* invalid accesses so far (emu.memcheck = warn reports the first) */
 };
 

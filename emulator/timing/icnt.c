@@ -73,7 +73,7 @@ Cycle icnt_send_at(const Icnt *x, unsigned sm)
  * ceil(flits / port_flits) cycles; then its destination port (arrival, returned by
  * cross_dst). The two halves are separate because an SM's request takes its injection port
  * while the SM ticks and the slice's ejection port when the memory system takes the
- * request in (memsys.c). */
+ * request in (memsys_take, memsys_port.c). */
 static Cycle cross_src(const Icnt *x, Cycle *src, unsigned flits, Cycle now)
 {
     Cycle o = (flits + x->port_flits - 1) / x->port_flits;

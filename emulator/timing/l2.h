@@ -1,6 +1,6 @@
 /*
  * l2.h - one L2 slice: a sectored, write-back, write-allocate cache with MSHRs. It only
- * decides; the memory system (memsys.c) turns its actions into timed events.
+ * decides; the memory system (memsys_loop.c) turns its actions into timed events.
  */
 #ifndef EMU_L2_H
 #define EMU_L2_H

@@ -21,7 +21,7 @@ typedef struct TmSchedOps {
                       uint16_t *scratch);
     void (*issued)(TmSched *s, uint16_t slot);
     /* Returns whether the policy's state changed (an SM that stalled without a change
-     * may sleep, gpu.c). NULL: the policy ignores long stalls. */
+     * may sleep, gpu_cycle.c). NULL: the policy ignores long stalls. */
     int (*long_stall)(TmSched *s, uint16_t slot);
     /* Per-SM state in sm->issue_state (optional). */
     int (*sm_init)(TmSm *sm);

@@ -59,10 +59,10 @@ typedef struct EmuStep EmuStep;
 typedef struct TmSchedOps TmSchedOps;
 struct EmuHintTable;
 
-/* A mechanism's launch-wide hooks (gpu.c), each optional. next/event are the mechanism's
- * own timer: the loop never skips past next (idle skipping stays exact) and calls event
- * once the cycle reaches it. settle accounts time-weighted counters up to cycle upto
- * (exclusive) before anyone reads them. */
+/* A mechanism's launch-wide hooks (gpu.c, gpu_setup.c), each optional. next/event are
+ * the mechanism's own timer: the loop never skips past next (idle skipping stays exact)
+ * and calls event once the cycle reaches it. settle accounts time-weighted counters up to
+ * cycle upto (exclusive) before anyone reads them. */
 typedef struct TmLaunchHooks {
     int (*begin)(TmGpu *g, void **state, char *err, size_t n);
     void (*end)(TmGpu *g, void *state);

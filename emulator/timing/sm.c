@@ -97,7 +97,7 @@ TmSm *tm_sm_new(TmGpu *g, uint32_t id, char *err, size_t n)
         sm->unit_lanes[c] = lanes[c], sm->unit_ii[c] = tm_unit_ii(cfg, c);
     sm->issue_width = cfg->core_issue_width;
     /* the SM's own execution context: the launch's, with its global writes logged until
-     * the end of the cycle and the budget kept by the device loop (gpu.c) */
+     * the end of the cycle and the budget kept by the device loop (gpu_cycle.c) */
     sm->x = *g->x;
     sm->x.wlog = &sm->wlog;
     sm->x.budget = UINT64_MAX;
@@ -311,7 +311,7 @@ void tm_sm_warp_done(TmSm *sm, uint16_t slot)
     t->live = 0;
     sm->ncta_live--;
     sm->res->cta_done(sm, t);
-    sm->ctas_finished++; /* the device loop gathers it (gpu.c) */
+    sm->ctas_finished++; /* the device loop gathers it (gpu_cycle.c) */
 }
 
 /* --- what a resource manager asks of the SM (slots.h) ---------------------------------- */
@@ -466,7 +466,7 @@ static void barrier_check(TmSm *sm, TmCta *t, Cycle now)
         return;
     }
     if (released)
-        barrier_wake(sm, t, now); /* a grid barrier waits for the device loop (gpu.c) */
+        barrier_wake(sm, t, now); /* a grid barrier waits for the device (gpu_cycle.c) */
 }
 
 /* Issues the instruction at warp slot's pc (checks passed); ocu is -1 for control.
@@ -616,9 +616,9 @@ static int pair_ready(const TmSm *sm, const TmSubcore *sc, const TmWarp *w, cons
 static void issue_more(TmSm *sm, TmSubcore *sc, uint16_t slot, const TmInsn *first, Cycle now)
 {
     /* The device loop counts the budget exactly once fewer instructions are left than one
-     * per sub-core of every SM (gpu.c); until then a cycle must not issue more than are
-     * left, so nothing pairs while fewer than a full-width cycle's are (g->insns changes
-     * only between the SMs' ticks). */
+     * per sub-core of every SM (gpu_cycle.c); until then a cycle must not issue more than
+     * are left, so nothing pairs while fewer than a full-width cycle's are (g->insns
+     * changes only between the SMs' ticks). */
     const TmGpu *g = sm->gpu;
     if (g->x->budget - g->insns <= (uint64_t)g->nsm * sm->nsc * sm->issue_width)
         return;
@@ -789,7 +789,7 @@ static Cycle core_next(const TmSm *sm, Cycle now)
 }
 
 /* After a tick that did nothing and changed nothing, the ticks up to this cycle would
- * repeat it exactly (barring memory responses and new CTAs, which gpu.c watches): the
+ * repeat it exactly (barring memory responses and new CTAs, which gpu_cycle.c watches): the
  * earliest cycle a time-dependent check (ready times, initiation intervals for issue and
  * for dispatch, write-back, the LD/ST unit, the shared-memory banks) can change its
  * answer. */

@@ -21,7 +21,7 @@ void tm_sm_skip(TmSm *sm, Cycle n);
 void tm_sm_settle(TmSm *sm);
 int tm_sm_idle(const TmSm *sm);
 /* The grid barrier: releases every CTA of the SM that waits at it, at the end of cycle
- * now (the device loop's decision, gpu.c); their warps issue from the next cycle. */
+ * now (the device loop's decision, gpu_cycle.c); their warps issue from the next cycle. */
 void tm_sm_grid_release(TmSm *sm, Cycle now);
 void tm_sm_dump(const TmSm *sm, FILE *f);
 

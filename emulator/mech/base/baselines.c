@@ -47,7 +47,7 @@ static Cycle lookup_exact(void *state, TmCounters *ctr, const struct EmuHintTabl
 }
 const TmLookupOps tm_lookup_exact = {.name = "exact", .tag = lookup_exact};
 
-/* The interleaving's bank and row (memsys.c): nothing to change. */
+/* The interleaving's bank and row (timing/memsys_dram.c): nothing to change. */
 const TmMappingOps tm_map_interleave = {.name = "interleave"};
 
 const EmuMech emu_mech_base = {.name = "base"};
