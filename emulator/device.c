@@ -11,8 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "device.h"
-#include "stats/stats.h"
-#include "stats/log.h"
 
 const char *emu_status_name(EmuStatus s)
 {
@@ -227,32 +225,6 @@ void emu_peer_disable(EmuDevice *d, EmuDevice *peer)
         return;
     peer_drop(d->peers, &d->npeers, peer);
     peer_drop(peer->peered_by, &peer->npeered_by, d);
-}
-
-void emu_destroy(EmuDevice *d)
-{
-    if (!d)
-        return;
-    while (d->npeers)
-        emu_peer_disable(d, d->peers[0]);
-    while (d->npeered_by)
-        emu_peer_disable(d->peered_by[0], d);
-    emu_stats_stream_end(d, NULL, 0); /* its caller reports errors: end it first */
-    if (d->cfg.emu_summary)
-        emu_stats_print_summary(d, stderr);
-    emu_series_free(d);
-    emu_progress_free(d);
-    tm_device_free(d);
-    emu_reuse_profile_free(d);
-    for (size_t i = 0; i < d->nmods; i++)
-        emu_module_free(d->mods[i]);
-    free(d->mods);
-    emu_mem_fini(&d->mem);
-    uvm_fini(&d->uvm);
-    emu_hints_free(&d->hints);
-    free(d->launches);
-    free(d->printf_fifo.buf);
-    free(d);
 }
 
 const EmuProps *emu_props(const EmuDevice *d)

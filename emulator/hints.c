@@ -5,7 +5,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include "device.h"
 
 void emu_hints_free(EmuHintTable *t)
 {
@@ -15,10 +14,8 @@ void emu_hints_free(EmuHintTable *t)
     memset(t, 0, sizeof *t);
 }
 
-EmuStatus emu_set_hints(EmuDevice *d, const EmuHints *h)
+EmuStatus emu_hints_copy(EmuHintTable *out, const EmuHints *h)
 {
-    if (!d)
-        return EMU_ERR_INVALID_VALUE;
     EmuHintTable t = {0};
     if (h) {
         if ((h->natoms && !h->atoms) || (h->ndescs && !h->descs) || h->ndescs > UINT16_MAX - 1 ||
@@ -44,8 +41,7 @@ EmuStatus emu_set_hints(EmuDevice *d, const EmuHints *h)
         t.natoms = h->natoms, t.ndescs = h->ndescs, t.nattrs = h->nattrs;
         memcpy(t.active, h->active, sizeof t.active);
     }
-    emu_hints_free(&d->hints);
-    d->hints = t;
+    *out = t;
     return EMU_OK;
 }
 

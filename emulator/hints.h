@@ -23,6 +23,9 @@ typedef struct EmuHintTable {
 } EmuHintTable;
 
 void emu_hints_free(EmuHintTable *t);
+/* A table of its own holding h (emu_set_hints, emu.h): EMU_OK, or EMU_ERR_INVALID_VALUE for
+ * hints out of order or out of range, EMU_ERR_OUT_OF_MEMORY. */
+EmuStatus emu_hints_copy(EmuHintTable *out, const EmuHints *h);
 /* Whether the table holds anything to look up. */
 static inline int emu_hints_any(const EmuHintTable *t)
 {

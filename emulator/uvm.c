@@ -5,7 +5,7 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include "device.h"
+#include "func/memory.h"
 
 void uvm_init(EmuUvm *u, const EmuConfig *cfg)
 {
@@ -256,53 +256,44 @@ static void range_digests(const EmuUvm *u, UvmRange *r, const uint8_t *host, uin
     }
 }
 
-/* ---- the device's API (emu.h) ------------------------------------------------------- */
+/* ---- the device's API (emu.h), on the device's ranges u and memory mem ------------- */
 
-EmuStatus emu_uvm_add(EmuDevice *d, uint64_t addr, uint64_t bytes)
+EmuStatus uvm_register(EmuUvm *u, EmuMem *mem, uint64_t addr, uint64_t bytes)
 {
-    const EmuAlloc *al = emu_mem_find(&d->mem, addr, bytes);
+    const EmuAlloc *al = emu_mem_find(mem, addr, bytes);
     if (!al)
         return EMU_ERR_INVALID_VALUE;
-    EmuStatus s = uvm_add(&d->uvm, addr, bytes);
+    EmuStatus s = uvm_add(u, addr, bytes);
     if (s != EMU_OK || !al->mapped)
         return s;
-    UvmRange *r = range_of(&d->uvm, addr);
+    UvmRange *r = range_of(u, addr);
     uint64_t n = ((addr + bytes - 1) >> UVM_PIECE_SHIFT) - piece_first(r) + 1;
     r->digest = malloc(n * sizeof *r->digest);
     if (!r->digest) {
-        uvm_remove(&d->uvm, addr);
+        uvm_remove(u, addr);
         return EMU_ERR_OUT_OF_MEMORY;
     }
-    range_digests(&d->uvm, r, al->host + (addr - al->base), addr, bytes, 0);
+    range_digests(u, r, al->host + (addr - al->base), addr, bytes, 0);
     return EMU_OK;
-}
-
-void emu_uvm_remove(EmuDevice *d, uint64_t addr)
-{
-    uvm_remove(&d->uvm, addr);
-}
-
-EmuStatus emu_uvm_prefetch(EmuDevice *d, uint64_t addr, uint64_t bytes, int to_device)
-{
-    return uvm_prefetch(&d->uvm, addr, bytes, to_device);
 }
 
 /* The registered range and allocation holding [addr, addr+bytes), and the allocation's
  * host bytes at addr; NULL when either is missing. */
-static uint8_t *sync_range(EmuDevice *d, uint64_t addr, uint64_t bytes, UvmRange **r)
+static uint8_t *sync_range(EmuUvm *u, EmuMem *mem, uint64_t addr, uint64_t bytes,
+                           UvmRange **r)
 {
-    *r = range_at(&d->uvm, addr, bytes);
-    const EmuAlloc *al = emu_mem_find(&d->mem, addr, bytes);
+    *r = range_at(u, addr, bytes);
+    const EmuAlloc *al = emu_mem_find(mem, addr, bytes);
     return *r && al ? al->host + (addr - al->base) : NULL;
 }
 
-EmuStatus emu_uvm_sync_in(EmuDevice *d, uint64_t addr, const void *src, uint64_t bytes)
+EmuStatus uvm_sync_in(EmuUvm *u, EmuMem *mem, uint64_t addr, const void *src,
+                      uint64_t bytes)
 {
     UvmRange *r;
-    uint8_t *dev = sync_range(d, addr, bytes, &r);
+    uint8_t *dev = sync_range(u, mem, addr, bytes, &r);
     if (!dev || (!src && bytes) || (r->digest && bytes && src != dev))
         return EMU_ERR_INVALID_VALUE;
-    EmuUvm *u = &d->uvm;
     if (r->digest && bytes) { /* one copy: what changed since the digests were taken */
         range_digests(u, r, dev - (addr - r->base), addr, bytes, 1);
         return EMU_OK;
@@ -321,16 +312,16 @@ EmuStatus emu_uvm_sync_in(EmuDevice *d, uint64_t addr, const void *src, uint64_t
     return EMU_OK;
 }
 
-EmuStatus emu_uvm_sync_out(EmuDevice *d, uint64_t addr, void *dst, uint64_t bytes)
+EmuStatus uvm_sync_out(EmuUvm *u, EmuMem *mem, uint64_t addr, void *dst, uint64_t bytes)
 {
     UvmRange *r;
-    uint8_t *dev = sync_range(d, addr, bytes, &r);
+    uint8_t *dev = sync_range(u, mem, addr, bytes, &r);
     if (!dev || (!dst && bytes) || (r->digest && bytes && dst != dev))
         return EMU_ERR_INVALID_VALUE;
     if (!bytes)
         return EMU_OK;
     if (r->digest) /* one copy: the device's writes are not the host's */
-        range_digests(&d->uvm, r, dev - (addr - r->base), addr, bytes, 0);
+        range_digests(u, r, dev - (addr - r->base), addr, bytes, 0);
     else
         memcpy(dst, dev, bytes);
     return EMU_OK;

@@ -24,6 +24,7 @@
 #include "config/config.h"
 #include "xgpu/emu.h"
 #include "timing/timing.h"
+#include "func/memory.h"
 
 typedef struct UvmRange {
     uint64_t base, size;  /* device addresses; pages are um.page_bytes-aligned pieces */
@@ -61,6 +62,12 @@ EmuStatus uvm_add(EmuUvm *u, uint64_t addr, uint64_t bytes);
 void uvm_remove(EmuUvm *u, uint64_t addr);
 EmuStatus uvm_mark_host(EmuUvm *u, uint64_t addr, uint64_t bytes);
 EmuStatus uvm_prefetch(EmuUvm *u, uint64_t addr, uint64_t bytes, int to_device);
+/* emu_uvm_add, emu_uvm_sync_in and emu_uvm_sync_out (emu.h) on the device's ranges u and
+ * its memory mem (device_api.c calls them). */
+EmuStatus uvm_register(EmuUvm *u, EmuMem *mem, uint64_t addr, uint64_t bytes);
+EmuStatus uvm_sync_in(EmuUvm *u, EmuMem *mem, uint64_t addr, const void *src,
+                      uint64_t bytes);
+EmuStatus uvm_sync_out(EmuUvm *u, EmuMem *mem, uint64_t addr, void *dst, uint64_t bytes);
 /* A timing launch starts: no migration is under way. */
 void uvm_begin(EmuUvm *u);
 /* Access a (global, const or texture space) issued at cycle now touches managed pages:

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "device.h"
 
 void emu_mem_init(EmuMem *m, uint64_t capacity, uint64_t base, uint64_t limit)
 {
@@ -215,98 +214,4 @@ void emu_mem_explain(const EmuMem *m, uint64_t addr, uint64_t bytes, char *buf, 
                  (unsigned long long)below->base, (unsigned long long)below->size);
     else
         snprintf(buf, n, "outside any allocation");
-}
-
-/* --- emu.h memory API --------------------------------------------------------------- */
-
-EmuStatus emu_malloc(EmuDevice *d, uint64_t bytes, uint64_t *addr)
-{
-    if (!d || !addr)
-        return EMU_ERR_INVALID_VALUE;
-    return emu_mem_alloc(&d->mem, bytes, addr);
-}
-
-EmuStatus emu_malloc_mapped(EmuDevice *d, uint64_t bytes, uint64_t align, EmuMapFn map,
-                            void *ctx, uint64_t *addr)
-{
-    if (!d || !addr)
-        return EMU_ERR_INVALID_VALUE;
-    return emu_mem_alloc_mapped(&d->mem, bytes, align, map, ctx, addr);
-}
-
-EmuStatus emu_free(EmuDevice *d, uint64_t addr)
-{
-    if (!d)
-        return EMU_ERR_INVALID_VALUE;
-    if (addr == 0)
-        return EMU_OK; /* like free(NULL) */
-    return emu_mem_release(&d->mem, addr);
-}
-
-/* Host pointer for a whole device range, or NULL. */
-static uint8_t *mem_host(EmuDevice *d, uint64_t addr, uint64_t bytes)
-{
-    const EmuAlloc *a = emu_mem_find(&d->mem, addr, bytes);
-    return a ? a->host + (addr - a->base) : NULL;
-}
-
-EmuStatus emu_copy_to_device(EmuDevice *d, uint64_t dst, const void *src, uint64_t bytes)
-{
-    if (!d || (!src && bytes))
-        return EMU_ERR_INVALID_VALUE;
-    if (!bytes)
-        return EMU_OK;
-    uint8_t *p = mem_host(d, dst, bytes);
-    if (!p)
-        return EMU_ERR_INVALID_VALUE;
-    memcpy(p, src, bytes);
-    return EMU_OK;
-}
-
-EmuStatus emu_copy_from_device(EmuDevice *d, void *dst, uint64_t src, uint64_t bytes)
-{
-    if (!d || (!dst && bytes))
-        return EMU_ERR_INVALID_VALUE;
-    if (!bytes)
-        return EMU_OK;
-    uint8_t *p = mem_host(d, src, bytes);
-    if (!p)
-        return EMU_ERR_INVALID_VALUE;
-    memcpy(dst, p, bytes);
-    return EMU_OK;
-}
-
-EmuStatus emu_copy_device(EmuDevice *d, uint64_t dst, uint64_t src, uint64_t bytes)
-{
-    if (!d)
-        return EMU_ERR_INVALID_VALUE;
-    if (!bytes)
-        return EMU_OK;
-    uint8_t *s = mem_host(d, src, bytes);
-    uint8_t *t = mem_host(d, dst, bytes);
-    if (!s || !t)
-        return EMU_ERR_INVALID_VALUE;
-    memmove(t, s, bytes);
-    return EMU_OK;
-}
-
-EmuStatus emu_memset(EmuDevice *d, uint64_t dst, int value, uint64_t bytes)
-{
-    if (!d)
-        return EMU_ERR_INVALID_VALUE;
-    if (!bytes)
-        return EMU_OK;
-    uint8_t *p = mem_host(d, dst, bytes);
-    if (!p)
-        return EMU_ERR_INVALID_VALUE;
-    memset(p, value, bytes);
-    return EMU_OK;
-}
-
-void emu_mem_info(const EmuDevice *d, uint64_t *used, uint64_t *total)
-{
-    if (used)
-        *used = d ? d->mem.used : 0;
-    if (total)
-        *total = d ? d->mem.capacity : 0;
 }
