@@ -3,7 +3,7 @@
 or compare two snapshots: the proof that a change to the timing model's structure left
 every figure as it was.
 
-  scripts/stats_identity.py snapshot BUILD_DIR OUT_DIR [--jobs N] [SAMPLE...]
+  scripts/stats_identity.py snapshot BUILD_DIR OUT_DIR [--jobs N] [--resume] [SAMPLE...]
   scripts/stats_identity.py compare OLD_DIR NEW_DIR [--new-keys]
 
 snapshot runs each compiled sample of BUILD_DIR/samples in timing mode under each policy
@@ -12,7 +12,8 @@ mechanism (MECHANISMS: CABA, Zorua, WLM, the Locality Descriptor, XMem, HALCONE 
 simpler policies of the remaining slots) and under the baseline on every other preset,
 and writes OUT_DIR/SAMPLE.PRESET.POLICY.json: the statistics JSON
 with the host's own figures (host_seconds, host_cpu_seconds: this machine, not the model)
-removed, keys sorted. compare reports every file that differs or exists on one side only
+removed, keys sorted. With --resume, runs whose file OUT_DIR already holds are skipped
+(an interrupted snapshot goes on where it stopped). compare reports every file that differs or exists on one side only
 and exits 1 if any does; the files are otherwise byte-identical. With --new-keys, the
 configuration keys and counters present on one side only (a change that added a key or
 a counter whose default leaves everything as it was) are left out of the comparison;
@@ -71,6 +72,8 @@ def snapshot(argv):
         i = argv.index("--jobs")
         jobs = int(argv[i + 1])
         del argv[i:i + 2]
+    resume = "--resume" in argv
+    argv = [a for a in argv if a != "--resume"]
     if len(argv) < 2:
         sys.exit(__doc__)
     build, out, names = argv[0], argv[1], sample_names(argv[2:])
@@ -78,6 +81,9 @@ def snapshot(argv):
     work = [(n, DEFAULT_PRESET, p, ov) for n in names for p, ov in POLICIES]
     work += [(n, pr, m, ov) for n in names for m, pr, ov in MECHANISMS]
     work += [(n, pr, "baseline", "") for n in names for pr in OTHER_PRESETS]
+    if resume:
+        work = [w for w in work
+                if not os.path.exists(os.path.join(out, f"{w[0]}.{w[1]}.{w[2]}.json"))]
     failed = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
         futs = [pool.submit(one, build, n, pr, p, ov, out) for n, pr, p, ov in work]

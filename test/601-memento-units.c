@@ -239,6 +239,8 @@ Test(memento_alloc, counter_scope_subcore)
     Rig r;
     rig_init_sthld(&r, 1, "5");
     strcpy(r.cfg.memento_counter_scope, "subcore");
+    tm_issue_memento.sm_free(&r.sm); /* the scope is read when the SM's state is made */
+    cr_assert_eq(tm_issue_memento.sm_init(&r.sm), 0);
     const uint8_t a[] = {3};
     TmInsn near = insn(a, 1, 1);
     unsigned why;
@@ -437,8 +439,18 @@ static void expect_error(const char *key, const char *value, const char *needle)
 Test(memento_config, errors_name_the_key)
 {
     expect_error("rf.collector", "lots", "rf.collector");
-    expect_error("core.sched", "memento", "core.sched: memento needs rf.collector = ccu");
-    expect_error("core.sched", "memento-pr", "core.sched: memento-pr needs");
+    /* the schedulers select the caching collectors; set against them, they are refused */
+    EmuConfig s;
+    char msg[256] = "";
+    cr_assert_eq(emu_config_from(&s, NULL, "core.sched=memento-pr", msg, sizeof msg), 0, "%s",
+                 msg);
+    cr_expect_str_eq(s.rf_collector, "ccu");
+    cr_expect_eq(emu_config_from(&s, NULL, "rf.collector=ccu;core.sched=gto", msg, sizeof msg),
+                 0, "ccu under another scheduler: %s", msg);
+    cr_expect_neq(emu_config_from(&s, NULL, "core.sched=memento;rf.collector=ocu", msg,
+                                  sizeof msg), 0);
+    cr_expect(strstr(msg, "rf.collector: core.sched = memento sets rf.collector = ccu"), "%s",
+              msg);
     expect_error("memento.sthld", "lots", "memento.sthld:");
     expect_error("memento.sthld", "32", "memento.sthld:");
     expect_error("rf.ct_entries", "0", "rf.ct_entries:");

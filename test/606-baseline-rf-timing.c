@@ -148,7 +148,8 @@ Test(rfc_timing, baselines_reject_other_collectors)
     cr_assert_eq(emu_config_set(&c, "core.sched", "rfc", err, sizeof err), 0);
     cr_assert_eq(emu_config_set(&c, "rf.collector", "ccu", err, sizeof err), 0);
     cr_expect_neq(emu_config_check(&c, err, sizeof err), 0);
-    cr_expect(strstr(err, "core.sched: rfc") != NULL, "%s", err);
+    cr_expect(strstr(err, "rf.collector: core.sched = rfc sets rf.collector = ocu") != NULL,
+              "%s", err);
     emu_config_defaults(&c);
     cr_assert_eq(emu_config_set(&c, "rf.bow_window", "0", err, sizeof err), 0);
     cr_expect_neq(emu_config_check(&c, err, sizeof err), 0);

@@ -149,15 +149,19 @@ static int set_other(const EmuCfgKey *k, char *field, const char *value, char *e
 }
 
 /* A mechanism's mode key that chooses the policy slots it occupies: setting mode to one of
- * `modes` sets slot to value; setting it to anything else gives back a slot that held
- * value (its default again). Later settings of the slot's own key win, and
- * emu_config_check refuses a slot that disagrees with the mode. */
+ * `modes` sets slot to value. The choice is the mechanism's alone (CFG_IMPLY, exclusive):
+ * setting the mode to anything else gives back a slot that held value (its default
+ * again), and emu_config_check refuses a slot that disagrees with the mode either way;
+ * or the mechanism needs it but others may use it too (CFG_SETS): the slot is only
+ * checked while the mode asks for it. Later settings of the slot's own key win. */
 static const struct {
     const char *mode, *modes, *slot, *value;
+    int exclusive;
 } cfg_implied[] = {
-#define CFG_IMPLY(mode, modes, slot, value) {mode, modes, slot, value},
+#define CFG_IMPLY(mode, modes, slot, value) {mode, modes, slot, value, 1},
+#define CFG_SETS(mode, modes, slot, value) {mode, modes, slot, value, 0},
 #include "mech/all_keys.def"
-    {NULL, NULL, NULL, NULL}, /* sentinel: no mechanism may have a mode key */
+    {NULL, NULL, NULL, NULL, 0}, /* sentinel: no mechanism may have a mode key */
 };
 #define NIMPLIED (sizeof cfg_implied / sizeof cfg_implied[0] - 1)
 
@@ -173,7 +177,7 @@ static int cfg_imply(EmuConfig *c, const char *key, const char *value, char *err
         if (enum_has(cfg_implied[i].modes, value)) {
             if (cfg_set(c, s->key, cfg_implied[i].value, err, n))
                 return -1;
-        } else if (strcmp(held, cfg_implied[i].value) == 0) {
+        } else if (cfg_implied[i].exclusive && strcmp(held, cfg_implied[i].value) == 0) {
             char def[64];
             snprintf(def, sizeof def, "%.*s", (int)strlen(s->def) - 2, s->def + 1);
             if (cfg_set(c, s->key, def, err, n))
@@ -189,7 +193,8 @@ int emu_config_check_implied(const EmuConfig *c, char *err, size_t n)
         const char *mode = (const char *)c + emu_config_key(cfg_implied[i].mode)->offset;
         const char *slot = (const char *)c + emu_config_key(cfg_implied[i].slot)->offset;
         int want = enum_has(cfg_implied[i].modes, mode);
-        if (want != (strcmp(slot, cfg_implied[i].value) == 0)) {
+        int held = strcmp(slot, cfg_implied[i].value) == 0;
+        if ((want || cfg_implied[i].exclusive) && want != held) {
             snprintf(err, n, "%s: %s = %s %s %s = %s (got %s = %s)", cfg_implied[i].slot,
                      cfg_implied[i].mode, mode, want ? "sets" : "does not use",
                      cfg_implied[i].slot, cfg_implied[i].value, cfg_implied[i].slot, slot);

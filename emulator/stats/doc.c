@@ -11,7 +11,7 @@
  */
 #include <string.h>
 #include "mech/registry.h"
-#include "stats/stream.h"
+#include "stats/stats_int.h"
 
 static void dim3(JsonW *w, const char *key, EmuDim3 v)
 {

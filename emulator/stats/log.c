@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "stats/log.h"
-#include "stats/stream.h"
+#include "stats/stats_int.h"
 #include "timing/memsys.h"
 
 void tm_report_free(TmReport *r)

@@ -13,7 +13,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "stats/stream.h"
+#include "stats/stats_int.h"
 
 void emu_stats_record(EmuDevice *d, const EmuLaunchStats *s)
 {

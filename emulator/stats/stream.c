@@ -24,7 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "stats/log.h"
-#include "stats/stream.h"
+#include "stats/stats_int.h"
 
 /* Writes the held launch (if any) and adds it to the sums. */
 static void stream_write(EmuDevice *d, EmuStatsStream *s)

@@ -6,7 +6,8 @@
  * resource-manager slot's fits: for static, warp slots, threads, registers = nregs x
  * threads rounded up to whole warps, shared memory, core.max_ctas_per_sm). Its place in
  * the round (TmRr, gpu.h) is kept on the launch, not as slot state, because a placement
- * that falls back to this one (the Locality Descriptor's) continues the same round.
+ * that falls back to this one (a mechanism's, for CTAs it does not place) continues the same
+ * round.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -91,7 +91,7 @@ typedef struct TmReq {
                         * crosses compressed for the SM to decode (tm_assist_mark: its
                         * codec and encoding; 0: none); on a write, TM_WR_* */
     uint8_t atom;      /* the atom its line starts in (0xFF: none; hints.h) */
-    uint16_t desc;     /* 1 + the Locality Descriptor it falls in (0: none) */
+    uint16_t desc;     /* 1 + the descriptor it falls in (0: none; hints.h) */
     uint64_t tag;      /* requester's id, returned with the response */
     Cycle issued;      /* cycle the L1 sent it (latency statistics) */
     uint64_t meta;     /* the coherence slot's word a response (or a write's answer)

@@ -280,15 +280,10 @@ long memento_sthld(const EmuConfig *c)
     return errno || *end || v > c->memento_sthld_max ? -2 : (long)v;
 }
 
-/* Memento's keys (docs/memento.md): its schedulers allocate caching collectors, and
- * STHLD is dynamic or a number up to memento.sthld_max. */
+/* Memento's keys (docs/memento.md): STHLD is dynamic or a number up to
+ * memento.sthld_max (its schedulers' collectors are a CFG_SETS row of keys.def). */
 static int memento_check(const EmuConfig *c, char *err, size_t n)
 {
-    if (strncmp(c->core_sched, "memento", 7) == 0 && strcmp(c->rf_collector, "ccu") != 0) {
-        snprintf(err, n, "core.sched: %s needs rf.collector = ccu (got %s)", c->core_sched,
-                 c->rf_collector);
-        return -1;
-    }
     if (memento_sthld(c) < -1) {
         snprintf(err, n, "memento.sthld: expected dynamic or a number 0..%u "
                  "(memento.sthld_max), got '%s'", c->memento_sthld_max, c->memento_sthld);

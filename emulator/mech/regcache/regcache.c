@@ -378,16 +378,4 @@ const TmSchedOps tm_issue_swrfc = {
     .brings = &coll_swrfc,
 };
 
-/* The two-level schedulers' register-file caches are their own collectors. */
-static int regcache_check(const EmuConfig *c, char *err, size_t n)
-{
-    if ((strcmp(c->core_sched, "rfc") == 0 || strcmp(c->core_sched, "swrfc") == 0) &&
-        strcmp(c->rf_collector, "ocu") != 0) {
-        snprintf(err, n, "core.sched: %s has its own register-file cache; use rf.collector = "
-                 "ocu (got %s)", c->core_sched, c->rf_collector);
-        return -1;
-    }
-    return 0;
-}
-
-const EmuMech emu_mech_regcache = {.name = "regcache", .check = regcache_check};
+const EmuMech emu_mech_regcache = {.name = "regcache"};

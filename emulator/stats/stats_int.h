@@ -1,15 +1,16 @@
 /*
- * stream.h - the statistics document's parts and the running sums behind its totals,
- * shared by stats.c (the launch log, emu_write_stats_json, the summary), doc.c (the
- * document's JSON) and stream.c (XGPU_STATS: launches written as they finish).
+ * stats_int.h - the statistics component's private header: the document's parts and the
+ * running sums behind its totals, shared by stats.c (the launch log,
+ * emu_write_stats_json, the summary), doc.c (the document's JSON), log.c and stream.c
+ * (XGPU_STATS: launches written as they finish). Nothing outside stats/ includes it.
  *
  * A launch is written from an EmuLaunchRec: its figures and what the timing model left
  * of it, wherever they are kept (the device's log, or the stream's one held launch).
  * EmuStatsAcc sums launches for "totals" and, per kernel, for the summary; it grows only
  * with the number of distinct kernel and observer names, never with the launches.
  */
-#ifndef EMU_STATS_STREAM_H
-#define EMU_STATS_STREAM_H
+#ifndef EMU_STATS_STATS_INT_H
+#define EMU_STATS_STATS_INT_H
 
 #include <sys/types.h>
 #include "device.h"
