@@ -46,7 +46,12 @@ MECHANISMS = [
     ("slots", DEFAULT_PRESET, "l1.prefetch=stride;l2.prefetch=next-line;l1.insertion=bip;"
      "l2.insertion=lip;mem.observer=hints;mem.transform=zero;core.sched=two-level"),
     ("halcone", "halcone-mgpu", ""),
-    ("lease", "halcone-mgpu", "coherence=lease;numa.map=first-touch"),
+    # the simple coherence policies where programs still pass: a lease within one GPU's
+    # L2, L2s emptied between kernels across GPUs (a fixed lease across GPUs' private L2s
+    # lets programs read stale data and fail, as such hardware would)
+    ("lease", DEFAULT_PRESET, "coherence=lease"),
+    ("flush", "halcone-mgpu", "coherence=flush"),
+    ("first-touch", "ldesc-numa", "numa.map=first-touch"),
     ("ldesc-numa", "ldesc-numa", "numa.map=ldesc;ldesc.mode=all"),
 ]
 
