@@ -9,7 +9,9 @@
  * masks, the 4 GiB shared window) or make the timing model allocate absurd amounts of
  * host memory; they are far above any GPU. The rules between keys follow, each
  * function the checks of one part of the model, in the order the timing model builds its
- * units. Every message starts "key: ", says what the value must satisfy and what it was.
+ * units; then the slots the mechanisms' mode keys chose, and each mechanism's own rules
+ * (its EmuMech.check, mech/registry.h), whose ranges are rows of the table too. Every
+ * message starts "key: ", says what the value must satisfy and what it was.
  */
 #include "config.h"
 
